@@ -1,0 +1,36 @@
+"""Mizan's metrics: retrieval and faithfulness measures, exact to trec_eval by default.
+
+No Streamlit here: lessons, tests, the lab and users' notebooks all import this package.
+
+One ranking (``ranking``: doc ids in rank order; ``qrels``: ``{doc: grade}`` or a set of ids)::
+
+    hit_rate, precision, recall, f1, reciprocal_rank, average_precision, r_precision,
+    dcg, idcg, ndcg
+
+Many queries: ``read_run``, ``read_qrels``, ``evaluate``, ``compare``; measure strings are
+parsed by ``registry.parse`` (``"P@5"``, ``"nDCG(gain=exponential)@10"``).
+"""
+
+from metrics.binary import f1, hit_rate, precision, r_precision, recall
+from metrics.compare import Comparison, compare
+from metrics.errors import FormatError, MetricError
+from metrics.evaluate import evaluate
+from metrics.graded import dcg, discount, gain_of, idcg, ndcg
+from metrics.rank import average_precision, reciprocal_rank
+from metrics.registry import REGISTRY, Measure, MeasureSpec, parse
+
+__all__ = [
+    "REGISTRY", "Comparison", "FormatError", "Measure", "MeasureSpec", "MetricError",
+    "average_precision", "compare", "dcg", "discount", "evaluate", "f1", "gain_of", "hit_rate",
+    "idcg", "ndcg", "parse", "precision", "r_precision", "read_qrels", "read_run", "recall",
+    "reciprocal_rank",
+]
+
+
+def __getattr__(name: str):
+    # The file readers load pyarrow; import them only when used.
+    if name in ("read_run", "read_qrels"):
+        from metrics import io
+
+        return getattr(io, name)
+    raise AttributeError(name)
