@@ -1,0 +1,285 @@
+"""Languages, UI strings, lesson content files and number formatting.
+
+Two kinds of text, two places (see ``lessons/README.md``):
+
+* short UI strings (buttons, labels, messages) live in ``lessons/shared/strings/ar.toml``
+  and ``en.toml``, nested tables addressed with dotted keys: ``t("share.copy")``;
+  ``{param}`` placeholders are filled by ``t(key, param=value)``;
+* long lesson text lives in each lesson's ``content.<lang>.toml``:
+  ``load_content(folder, lang)`` returns the parsed dict; ``fill(text, values)`` replaces
+  ``{{name}}`` placeholders (numbers are formatted, strings are escaped for Markdown).
+
+The current language and digit style are set by the shell (``app.py``) at the top of
+every run and read here with :func:`current_lang` / :func:`current_digits`; a page run on
+its own (AppTest) gets the defaults. Files are parsed once and re-read only when their
+modification time changes, so a teacher's edit shows on the next rerun without a restart
+and a rerun costs one ``stat`` per file.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import tomllib
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lessons.shared import bidi
+
+__all__ = [
+    "DEFAULT_DIGITS",
+    "DEFAULT_LANG",
+    "DIGITS",
+    "LANGS",
+    "LESSONS_DIR",
+    "Markup",
+    "content_path",
+    "current_digits",
+    "current_lang",
+    "direction",
+    "fill",
+    "fmt_num",
+    "load_content",
+    "load_quiz",
+    "load_strings",
+    "strings",
+    "t",
+]
+
+LANGS: tuple[str, ...] = ("ar", "en")
+DEFAULT_LANG = "ar"
+DIGITS: tuple[str, ...] = ("latn", "arab")  # CLDR numbering-system ids
+DEFAULT_DIGITS = "latn"
+
+LESSONS_DIR = Path(__file__).resolve().parents[1]
+STRINGS_DIR = Path(__file__).resolve().with_name("strings")
+
+# Session-state keys written by the shell (lessons/shared/shell.py) on every run.
+LANG_STATE = "_mz_lang"
+DIGITS_STATE = "_mz_digits"
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+class Markup(str):
+    """A string already safe as Markdown: :func:`fill` inserts it without escaping."""
+
+
+def _session_get(key: str, default: str) -> str:
+    try:
+        import streamlit as st
+
+        return st.session_state.get(key, default)
+    except Exception:  # no Streamlit session (plain Python, tests)
+        return default
+
+
+def current_lang() -> str:
+    """``"ar"`` or ``"en"``: the language of this run (default Arabic)."""
+    lang = _session_get(LANG_STATE, DEFAULT_LANG)
+    return lang if lang in LANGS else DEFAULT_LANG
+
+
+def current_digits() -> str:
+    """``"latn"`` (0123, default) or ``"arab"`` (٠١٢٣). Arabic-Indic only applies to Arabic."""
+    if current_lang() != "ar":
+        return "latn"
+    digits = _session_get(DIGITS_STATE, DEFAULT_DIGITS)
+    return digits if digits in DIGITS else DEFAULT_DIGITS
+
+
+def direction(lang: str | None = None) -> str:
+    """``"rtl"`` for Arabic, ``"ltr"`` otherwise."""
+    return "rtl" if (lang or current_lang()) == "ar" else "ltr"
+
+
+# --- files -------------------------------------------------------------------------
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return -1.0
+
+
+@lru_cache(maxsize=256)
+def _parse_toml(path: Path, _mtime_ns: float) -> dict[str, Any]:
+    if _mtime_ns < 0:
+        return {}
+    with path.open("rb") as fh:
+        return tomllib.load(fh)
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parsed TOML, cached per (path, mtime). The dict is shared: never mutate it."""
+    return _parse_toml(path, _mtime(path))
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{name}."))
+        else:
+            flat[name] = value
+    return flat
+
+
+@lru_cache(maxsize=8)
+def _flat_strings(lang: str, _mtime_ns: float) -> dict[str, Any]:
+    return _flatten(read_toml(STRINGS_DIR / f"{lang}.toml"))
+
+
+def load_strings(lang: str | None = None) -> dict[str, Any]:
+    """The UI catalogue of ``lang`` flattened to dotted keys (``{"share.copy": "…"}``)."""
+    lang = lang or current_lang()
+    path = STRINGS_DIR / f"{lang}.toml"
+    return _flat_strings(lang, _mtime(path))
+
+
+def strings(section: str, lang: str | None = None) -> dict[str, str]:
+    """One table of the UI catalogue as a plain dict, e.g. ``strings("ranking")``."""
+    lang = lang or current_lang()
+    table = read_toml(STRINGS_DIR / f"{lang}.toml")
+    for part in section.split("."):
+        table = table.get(part, {}) if isinstance(table, Mapping) else {}
+    return dict(table) if isinstance(table, Mapping) else {}
+
+
+def t(key: str, /, *, lang: str | None = None, **params: Any) -> str:
+    """The UI string ``key`` in the current language, with ``{param}`` filled.
+
+    Numbers in ``params`` are formatted with :func:`fmt_num` (Arabic-Indic digits when
+    chosen). A missing key returns the key itself (and ``tests/test_i18n.py`` fails), so a
+    typo never crashes a page. The result is plain text: safe for widget labels and
+    Markdown as long as string params are not user-typed (escape those first).
+    """
+    lang = lang or current_lang()
+    text = load_strings(lang).get(key)
+    if not isinstance(text, str):
+        text = load_strings(DEFAULT_LANG).get(key, key) if lang != DEFAULT_LANG else key
+        if not isinstance(text, str):
+            return key
+    if not params:
+        return text
+    digits = current_digits() if lang == "ar" else "latn"
+    shown = {
+        name: fmt_num(value, digits=digits) if _is_number(value) else value
+        for name, value in params.items()
+    }
+    try:
+        return text.format_map(shown)
+    except (KeyError, IndexError, ValueError):
+        return text
+
+
+def content_path(folder: str, lang: str) -> Path:
+    """``lessons/<folder>/content.<lang>.toml``."""
+    return LESSONS_DIR / folder / f"content.{lang}.toml"
+
+
+def load_content(folder: str, lang: str | None = None) -> dict[str, Any]:
+    """The parsed ``content.<lang>.toml`` of a lesson folder (empty dict if missing).
+
+    Cached per file modification time; shared between sessions: never mutate it.
+    """
+    if not re.fullmatch(r"[a-z0-9_]+", folder):
+        raise ValueError(f"bad lesson folder name {folder!r}")
+    return read_toml(content_path(folder, lang or current_lang()))
+
+
+def load_quiz(folder: str, lang: str | None = None) -> list[dict[str, Any]]:
+    """The lesson's ``quiz.toml`` items with the texts of ``lang`` picked out.
+
+    Each item: ``{"id", "kind", "question", "options": [{"text", "correct", "why"}]}`` for
+    ``kind="choice"``; ``{"id", "kind", "question", "answer", "tolerance", "why"}`` for
+    ``kind="numeric"``.
+    """
+    lang = lang or current_lang()
+
+    def pick(value: Any) -> Any:
+        if isinstance(value, Mapping) and set(value) >= set(LANGS):
+            return value[lang]
+        if isinstance(value, Mapping):
+            return {k: pick(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [pick(v) for v in value]
+        return value
+
+    return [pick(item) for item in read_toml(LESSONS_DIR / folder / "quiz.toml").get("items", [])]
+
+
+# --- numbers and placeholders ------------------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def fmt_num(value: Any, decimals: int | None = None, *, digits: str | None = None) -> str:
+    """Format a number for display: ``fmt_num(0.5)`` → ``"0.5"``, ``fmt_num(1/3, 2)`` → ``"0.33"``.
+
+    ``decimals=None`` keeps up to 4 decimals and drops trailing zeros (but keeps one:
+    ``1.0``); ints stay ints. ``digits`` defaults to :func:`current_digits`; with
+    ``"arab"`` the result uses Arabic-Indic digits and ``٫``. NaN/inf show as ``—``/``∞``.
+    """
+    digits = digits or current_digits()
+    if isinstance(value, bool) or not _is_number(value):
+        return str(value)
+    if isinstance(value, numbers.Integral):
+        text = str(int(value))
+    else:
+        x = float(value)
+        if math.isnan(x):
+            return "—"
+        if math.isinf(x):
+            return "∞" if x > 0 else "-∞"
+        if decimals is None:
+            text = f"{x:.4f}".rstrip("0")
+            text = text + "0" if text.endswith(".") else text
+        else:
+            text = f"{x:.{decimals}f}"
+        if text.startswith("-") and float(text) == 0:
+            text = text[1:]
+    return bidi.to_arabic_digits(text) if digits == "arab" else text
+
+
+def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | None = None) -> str:
+    """Replace ``{{name}}`` placeholders in lesson Markdown.
+
+    Numbers are formatted with ``fmt_num(value, decimals, digits="latn")`` (digits are
+    localized later, when the text is rendered); :class:`Markup` values go in as they
+    are; any other value is converted to ``str``, escaped for Markdown and wrapped in a
+    first-strong isolate (its own direction), so a string a user typed can never inject
+    links, HTML or formatting, nor scramble the sentence. A placeholder with no value
+    raises ``KeyError`` (the tests fill every placeholder of every lesson).
+    """
+    if not values:
+        if _PLACEHOLDER.search(text):
+            raise KeyError(f"no values for placeholders {placeholders(text)}")
+        return text
+
+    def one(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(f"no value for placeholder {{{{{name}}}}}")
+        value = values[name]
+        if isinstance(value, Markup):
+            return str(value)
+        if _is_number(value):
+            return fmt_num(value, decimals, digits="latn")
+        # Escaped, and isolated with its own direction (like dir="auto") so typed Arabic
+        # or English never reorders the sentence around it.
+        return f"{bidi.FSI}{bidi.escape_markdown(value)}{bidi.PDI}"
+
+    return _PLACEHOLDER.sub(one, text)
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{{name}}`` placeholder names used in ``text``."""
+    return set(_PLACEHOLDER.findall(text))

@@ -1,0 +1,348 @@
+"""Page building blocks: every lesson page is a short script of these calls.
+
+Rendering rule: **all lesson text goes through** :func:`markdown` (or a helper built on
+it). It fills ``{{placeholders}}``, isolates Latin runs in Arabic (and Arabic runs in
+English) so formulas never reverse, localizes digits, and wraps the block in
+``<div dir="rtl|ltr" lang="ar|en" class="mz-prose">``. Content files are trusted
+Markdown; strings a user typed must be passed as ``values`` (escaped for you) or through
+``bidi.escape_markdown`` / ``bidi.escape_html`` first — never concatenated into the text.
+
+The seven lesson sections, in this fixed order (the keys of ``content.<lang>.toml``)::
+
+    core_idea · worked_example · try_it · myths · exercise · cards · quiz
+
+Example page::
+
+    from lessons.shared import layout, state
+    from lessons.shared.i18n import load_content, t
+
+    c = load_content("recall_precision")
+    layout.lesson_header(c)                       # title, summary, section links
+    layout.section(c, "core_idea")
+    layout.section(c, "worked_example", values=worked_values())
+    with layout.section(c, "try_it"):
+        interactive()                              # an @st.fragment
+    layout.myths(c)
+    with layout.section(c, "exercise"):
+        exercise()
+    layout.flashcards(c)
+    with layout.section(c, "quiz"):
+        quiz()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import ContextDecorator
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from lessons.shared import bidi
+from lessons.shared.i18n import (
+    current_digits,
+    current_lang,
+    direction,
+    fill,
+    fmt_num,
+    t,
+)
+
+__all__ = [
+    "PRESENT_STATE",
+    "SECTION_ORDER",
+    "answer_block",
+    "columns_for",
+    "flashcards",
+    "friendly_errors",
+    "is_presenting",
+    "label",
+    "lesson_header",
+    "markdown",
+    "metric_card",
+    "metric_row",
+    "myths",
+    "prose_html",
+    "section",
+    "section_anchor",
+]
+
+_LOG = logging.getLogger("mizan")
+
+SECTION_ORDER: tuple[str, ...] = (
+    "core_idea",
+    "worked_example",
+    "try_it",
+    "myths",
+    "exercise",
+    "cards",
+    "quiz",
+)
+PRESENT_STATE = "_mz_present"  # set by the shell on every run
+
+
+def is_presenting() -> bool:
+    """True in the presenter view (``?present=1``)."""
+    return bool(st.session_state.get(PRESENT_STATE, False))
+
+
+def section_anchor(key: str) -> str:
+    """The HTML id of a section heading: ``"core_idea"`` → ``"mz-core-idea"``."""
+    return "mz-" + key.replace("_", "-")
+
+
+# --- text ---------------------------------------------------------------------------------
+
+
+def prose_html(
+    text: str,
+    values: Mapping[str, Any] | None = None,
+    *,
+    lang: str | None = None,
+    cls: str = "mz-prose",
+) -> str:
+    """The Markdown string :func:`markdown` renders (for callers that batch several blocks)."""
+    lang = lang or current_lang()
+    if values is not None or "{{" in text:
+        text = fill(text, values)
+    text = bidi.isolate(text, lang, digits=current_digits() if lang == "ar" else "latn")
+    # Blank lines around the body let Markdown parse it inside the HTML block.
+    return f'<div class="{cls}" dir="{direction(lang)}" lang="{lang}">\n\n{text}\n\n</div>'
+
+
+def markdown(
+    text: str,
+    values: Mapping[str, Any] | None = None,
+    *,
+    lang: str | None = None,
+    where: DeltaGenerator | None = None,
+) -> DeltaGenerator:
+    """Render trusted lesson Markdown in the page's language and direction.
+
+    ``values`` fill ``{{name}}`` placeholders (numbers formatted; strings escaped, so a
+    user's text can be passed here safely). ``where`` is a container (default: current).
+    """
+    target = where if where is not None else st
+    return target.markdown(prose_html(text, values, lang=lang), unsafe_allow_html=True)
+
+
+def label(text: str) -> str:
+    """A widget label (or expander/tab title) with Latin runs isolated in Arabic.
+
+    ``st.slider(layout.label(t("rp.k_label")), ...)`` keeps ``k``, ``recall@k`` and
+    numbers in place inside an Arabic label. Trusted text only (labels are Markdown).
+    """
+    lang = current_lang()
+    return bidi.isolate(text, lang, digits=current_digits() if lang == "ar" else "latn")
+
+
+def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
+    text = bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
+    return (
+        f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}">'
+        f'<h{level} id="{section_anchor(key)}" class="mz-heading">{text}</h{level}></div>'
+    )
+
+
+# --- lesson structure ----------------------------------------------------------------------
+
+
+def lesson_header(content: Mapping[str, Any], *, number: int | None = None) -> None:
+    """Title (h1), the one-line summary and links to the sections the lesson has."""
+    lang = current_lang()
+    title = bidi.isolate(bidi.escape_html(content.get("title", "")), lang, digits=current_digits())
+    kicker = ""
+    if number is not None:
+        kicker = f'<p class="mz-kicker">{bidi.escape_html(t("lesson.number", n=number))}</p>'
+    links = [
+        f'<a href="#{section_anchor(key)}">'
+        f"{bidi.isolate(bidi.escape_html(content[key]['heading']), lang)}</a>"
+        for key in SECTION_ORDER
+        if isinstance(content.get(key), Mapping) and content[key].get("heading")
+    ]
+    nav = ""
+    if links and not is_presenting():
+        nav = (
+            f'<nav class="mz-toc" aria-label="{bidi.escape_html(t("lesson.contents"))}">'
+            + " ".join(links)
+            + "</nav>"
+        )
+    summary = content.get("summary", "")
+    st.markdown(
+        f'<div class="mz-prose mz-header" dir="{direction(lang)}" lang="{lang}">{kicker}'
+        f'<h1 class="mz-title">{title}</h1></div>',
+        unsafe_allow_html=True,
+    )
+    if summary:
+        markdown(summary)
+    if nav:
+        st.markdown(
+            f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}">{nav}</div>',
+            unsafe_allow_html=True,
+        )
+
+
+def section(
+    content: Mapping[str, Any],
+    key: str,
+    values: Mapping[str, Any] | None = None,
+    *,
+    body: bool = True,
+) -> DeltaGenerator:
+    """Heading + body Markdown of ``content[key]``; returns its container for ``with``.
+
+    ``with layout.section(c, "try_it"): ...`` puts the interactive part under the text.
+    The container has the CSS class ``st-key-mz-sec-<key>``.
+    """
+    lang = current_lang()
+    part = content.get(key, {})
+    box = st.container(key=f"mz-sec-{key}")
+    if part.get("heading"):
+        box.markdown(_heading_html(part["heading"], key, lang), unsafe_allow_html=True)
+    if body and part.get("body"):
+        markdown(part["body"], values, where=box)
+    return box
+
+
+def myths(content: Mapping[str, Any], key: str = "myths") -> DeltaGenerator:
+    """The myth-vs-fact section: each item as a card, the myth labelled ✗, the fact ✓."""
+    box = section(content, key)
+    lang = current_lang()
+    myth_tag, fact_tag = bidi.escape_html(t("lesson.myth")), bidi.escape_html(t("lesson.fact"))
+    for i, item in enumerate(content.get(key, {}).get("items", [])):
+        myth = bidi.isolate(bidi.escape_html(item.get("myth", "")), lang, digits=current_digits())
+        with box.container(border=True, key=f"mz-myth-{i}"):
+            st.markdown(
+                f'<div class="mz-prose mz-myth" dir="{direction(lang)}" lang="{lang}">'
+                f'<p><span class="mz-tag mz-tag-myth">✗ {myth_tag}:</span> {myth}</p></div>',
+                unsafe_allow_html=True,
+            )
+            st.markdown(
+                prose_html(item.get("fact", "").strip(), lang=lang, cls="mz-prose mz-fact").replace(
+                    "\n\n", f'\n\n<span class="mz-tag mz-tag-fact">✓ {fact_tag}:</span> ', 1
+                ),
+                unsafe_allow_html=True,
+            )
+    return box
+
+
+def flashcards(content: Mapping[str, Any], key: str = "cards") -> DeltaGenerator:
+    """Quick-review cards: the front as an expander label, the back inside."""
+    box = section(content, key)
+    lang = current_lang()
+    for item in content.get(key, {}).get("items", []):
+        front = bidi.isolate(item.get("front", ""), lang, digits=current_digits())
+        with box.expander(front):
+            markdown(item.get("back", ""))
+    return box
+
+
+def answer_block(
+    key: str,
+    body: str | Callable[[], None],
+    values: Mapping[str, Any] | None = None,
+    *,
+    label: str | None = None,
+) -> None:
+    """Content hidden until asked for.
+
+    Presenter view: a "reveal" toggle (off at first, so the class can think). Normal view:
+    an expander. ``body`` is lesson Markdown (rendered with :func:`markdown`) or a
+    function that draws anything.
+    """
+
+    def draw() -> None:
+        if callable(body):
+            body()
+        else:
+            markdown(body, values)
+
+    if is_presenting():
+        shown = st.toggle(label or t("present.reveal"), key=f"mz-reveal-{key}")
+        if shown:
+            with st.container(key=f"mz-answer-{key}"):
+                draw()
+    else:
+        with st.expander(label or t("answer.show")):
+            draw()
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+
+def _card_html(label: str, value: Any, formula: str | None, decimals: int | None, lang: str) -> str:
+    shown = fmt_num(value, decimals) if not isinstance(value, str) else value
+    label_html = bidi.isolate(bidi.escape_html(label), lang, digits=current_digits())
+    formula_html = (
+        f'<div class="mz-metric-formula" dir="ltr">{bidi.escape_html(formula)}</div>'
+        if formula
+        else ""
+    )
+    return (
+        '<div class="mz-metric">'
+        f'<div class="mz-metric-label">{label_html}</div>'
+        f'<div class="mz-metric-value"><bdi dir="ltr">{bidi.escape_html(shown)}</bdi></div>'
+        f"{formula_html}</div>"
+    )
+
+
+def metric_card(
+    label: str, value: Any, formula: str | None = None, *, decimals: int | None = None
+) -> DeltaGenerator:
+    """One metric: label (page direction), value (big, LTR), optional formula (LTR, small).
+
+    ``value``: a number (formatted with ``fmt_num``, Arabic-Indic digits if chosen) or a
+    ready string. ``formula``: plain text such as ``"recall@3 = 1 / 2 = 0.5"``.
+    """
+    return metric_row([(label, value, formula)], decimals=decimals)
+
+
+def metric_row(
+    cards: Iterable[tuple[str, Any] | tuple[str, Any, str | None]], *, decimals: int | None = None
+) -> DeltaGenerator:
+    """Several metric cards in one wrapping row (one element: cheap, phone-friendly)."""
+    lang = current_lang()
+    html_cards = []
+    for card in cards:
+        label, value, formula = (*tuple(card), None)[:3]
+        html_cards.append(_card_html(label, value, formula, decimals, lang))
+    cards_html = "".join(html_cards)
+    return st.markdown(
+        f'<div class="mz-metrics" dir="{direction(lang)}" lang="{lang}">{cards_html}</div>',
+        unsafe_allow_html=True,
+    )
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+class friendly_errors(ContextDecorator):
+    """Catch any unexpected exception, log it, show ``t("error.unexpected")`` instead.
+
+    As a context manager (``with friendly_errors(): ...``) or a decorator (also on an
+    ``@st.fragment`` function: put it *under* ``@st.fragment``). Streamlit's own control
+    flow (``st.rerun``, ``st.stop``, page switches) is not an ``Exception`` and passes.
+    """
+
+    def __init__(self, where: str = "") -> None:
+        self.where = where
+
+    def __enter__(self) -> friendly_errors:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        _LOG.exception("unexpected error%s", f" in {self.where}" if self.where else "")
+        with contextlib.suppress(Exception):
+            st.error(t("error.unexpected"), icon=":material/error:")
+        return True
+
+
+def columns_for(n: int, *, presenting: bool | None = None) -> Sequence[DeltaGenerator]:
+    """``n`` equal columns (one column in the presenter view, where type is large)."""
+    presenting = is_presenting() if presenting is None else presenting
+    return [st.container()] * n if presenting else st.columns(n)

@@ -1,0 +1,152 @@
+"""The app shell behind ``app.py``: settings, styling, navigation, sidebar, presenter bar.
+
+Per full rerun it costs a few milliseconds (cached files, a handful of widgets); reruns of
+an ``st.fragment`` inside a page do not run it at all.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import streamlit as st
+
+from lessons import catalog
+from lessons.shared import layout, share, state
+from lessons.shared.i18n import load_content, t
+
+__all__ = ["run"]
+
+ROOT = Path(__file__).resolve().parents[2]
+CSS_DIR = ROOT / "assets" / "css"
+
+LANG_NAMES = {"ar": "العربية", "en": "English"}
+
+
+@functools.lru_cache(maxsize=16)
+def _css(parts: tuple[str, ...], _mtimes: tuple[int, ...]) -> str:
+    text = "\n".join((CSS_DIR / f"{name}.css").read_text(encoding="utf-8") for name in parts)
+    return f"<style>\n{text}\n</style>"
+
+
+def inject_css(lang: str, present: bool) -> None:
+    """Base CSS, plus the RTL layer in Arabic and the large-type layer when presenting."""
+    parts = ("base",) + (("rtl",) if lang == "ar" else ()) + (("present",) if present else ())
+    mtimes = tuple((CSS_DIR / f"{p}.css").stat().st_mtime_ns for p in parts)
+    st.html(_css(parts, mtimes))
+
+
+def page_title(entry: catalog.Entry, lang: str) -> str:
+    content = load_content(entry.folder, lang)
+    return content.get("nav_title") or content.get("title") or entry.url_path
+
+
+def build_pages(lang: str) -> dict[str, list]:
+    """``st.navigation`` input: home, then the lessons, then practice and lab."""
+    home = st.Page(
+        catalog.HOME.script,
+        title=page_title(catalog.HOME, lang) or t("nav.home"),
+        icon=catalog.HOME.icon,
+        default=True,
+    )
+    sections: dict[str, list] = {"": [home]}
+    for entry in catalog.available():
+        page = st.Page(
+            entry.script, title=page_title(entry, lang), icon=entry.icon, url_path=entry.url_path
+        )
+        label = t("nav.lessons") if entry.kind == "lesson" else t("nav.tools")
+        sections.setdefault(label, []).append(page)
+    return sections
+
+
+def _on_lang() -> None:
+    choice = st.session_state.get("_mz_lang_switch")
+    if choice:
+        state.request_global("lang", choice)
+
+
+def _on_digits() -> None:
+    choice = st.session_state.get("_mz_digits_switch")
+    if choice:
+        state.request_global("digits", choice)
+
+
+def _set_present(on: bool) -> None:
+    state.request_global("present", "1" if on else "0")
+
+
+def language_controls(settings: state.GlobalSettings) -> None:
+    st.session_state["_mz_lang_switch"] = settings.lang
+    st.segmented_control(
+        t("settings.language"),
+        options=list(LANG_NAMES),
+        format_func=LANG_NAMES.__getitem__,
+        key="_mz_lang_switch",
+        on_change=_on_lang,
+        required=True,
+    )
+    if settings.lang == "ar":
+        st.session_state["_mz_digits_switch"] = settings.digits
+        st.segmented_control(
+            t("settings.digits"),
+            options=["latn", "arab"],
+            format_func=lambda d: t(f"settings.digits_{d}"),
+            key="_mz_digits_switch",
+            on_change=_on_digits,
+            required=True,
+            help=t("settings.digits_help"),
+        )
+
+
+def sidebar(settings: state.GlobalSettings) -> None:
+    with st.sidebar:
+        language_controls(settings)
+        st.button(
+            t("present.enter"),
+            icon=":material/co_present:",
+            help=t("present.enter_help"),
+            on_click=_set_present,
+            args=(True,),
+            key="_mz_present_on",
+        )
+        with st.expander(t("share.heading"), icon=":material/share:"):
+            share.share_panel(key="mz-share-sidebar")
+
+
+def presenter_bar() -> None:
+    with st.container(key="mz-presenter-bar", horizontal=True):
+        st.button(
+            t("present.exit"),
+            icon=":material/close_fullscreen:",
+            on_click=_set_present,
+            args=(False,),
+            key="_mz_present_off",
+        )
+        with st.popover(t("share.heading"), icon=":material/qr_code_2:"):
+            share.share_panel(key="mz-share-present")
+
+
+def run() -> None:
+    """Everything ``app.py`` does, in order."""
+    st.set_page_config(
+        page_title="Mizan · ميزان",
+        page_icon=str(ROOT / "assets" / "mizan-icon.png"),
+        layout="wide",
+        initial_sidebar_state="auto",
+    )
+    settings = state.global_settings()
+    st.session_state[layout.PRESENT_STATE] = settings.present
+    inject_css(settings.lang, settings.present)
+    page = st.navigation(
+        build_pages(settings.lang), position="top" if settings.present else "sidebar"
+    )
+    if settings.needs_rerun:
+        st.rerun()  # a bad value in the link was reset: run again with the clean value
+    for message in state.pop_flash():
+        st.warning(message, icon=":material/link_off:")
+    if settings.present:
+        presenter_bar()
+    else:
+        sidebar(settings)
+    with layout.friendly_errors("page"):
+        page.run()

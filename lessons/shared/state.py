@@ -1,0 +1,435 @@
+"""State a learner can see lives in the URL, so a copied link reopens exactly that.
+
+Two layers.
+
+**Global settings** — ``?lang=ar|en``, ``?digits=latn|arab``, ``?present=1`` — are handled
+by the shell (``app.py`` calls :func:`global_settings` once per run). Each is held by a
+hidden ``st.text_input(..., bind="query-params")`` whose key is the parameter name, so
+Streamlit itself keeps them in the URL across page switches without an extra browser
+history entry. Consequence for page code: **the session-state keys ``lang``, ``digits``
+and ``present`` and these URL parameter names are reserved**; read the settings with
+``i18n.current_lang()``, ``i18n.current_digits()``, ``layout.is_presenting()``. To
+change one from a widget, call :func:`request_global` *in an ``on_change``/``on_click``
+callback*. A bad or hostile value is replaced by the default, with a translated message.
+
+**Page scenario** — everything else a page shows (a ranking, relevance, k…) —
+:func:`url_state` keeps each field in ``st.query_params`` *and* in session state.
+Streamlit clears a page's own query params on page switch (by design since 1.30); when
+the learner comes back, the stored scenario is written back into the URL. Rules:
+
+* the URL wins when it carries the field (a shared link, browser back/forward);
+* a missing or unreadable field falls back to the stored value, then to the default; an
+  unreadable one shows ``t("url.bad_value")`` once — never a traceback;
+* the URL is written only when a value really changes, in one ``update()`` (each write is
+  one browser history entry); defaults are left out until a field is first changed.
+
+Usage in a page (the fields dict is module-level, built once)::
+
+    FIELDS = {
+        "k": state.int_field(3, lo=1, hi=10),
+        "r": state.ranking_field(SEED, grades=(0, 1)),   # (("d7", 0), ("d2", 1), ...)
+    }
+    s = state.url_state("rp", FIELDS)        # top of the page (or of the fragment)
+    k = st.slider(t("rp.k"), 1, 10, value=s["k"], key=s.key("k"))
+    s.set(k=k)                               # no-op unless k changed
+
+``s.key(name)`` is a widget key that changes whenever the scenario is replaced from
+outside (a link, back/forward, ``s.reset()``), so widgets drop their own stale copy and
+show the new value — the same trick the ranking editor and sortables need.
+
+Compact rankings: :func:`encode_ranking` / :func:`decode_ranking` turn
+``[("d7", 0), ("d2", 1)]`` into ``d7.0-d2.1`` (ids escaped as ``~XX`` UTF-8 hex for any
+character outside ``A-Za-z0-9_``; 20 items with grades ≈ 120 characters).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from lessons.shared import i18n
+
+__all__ = [
+    "GLOBAL_PARAMS",
+    "RESERVED_PARAMS",
+    "Field",
+    "GlobalSettings",
+    "UrlState",
+    "bool_field",
+    "choice_field",
+    "current_url",
+    "decode_ranking",
+    "encode_ranking",
+    "float_field",
+    "global_settings",
+    "int_field",
+    "ranking_field",
+    "request_global",
+    "url_state",
+]
+
+MAX_PARAM_CHARS = 4000  # longer values are rejected before parsing
+
+# name -> (allowed values, default). "" (absent) always means the default.
+GLOBAL_PARAMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "lang": (i18n.LANGS, i18n.DEFAULT_LANG),
+    "digits": (i18n.DIGITS, i18n.DEFAULT_DIGITS),
+    "present": (("0", "1"), "0"),
+}
+RESERVED_PARAMS = frozenset(GLOBAL_PARAMS) | {"embed", "embed_options"}
+
+_FLASH = "_mz_flash"  # messages to show at the top of the next page render
+_STORE = "_mz_url_state"
+
+
+# --- global settings (shell) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GlobalSettings:
+    lang: str
+    digits: str
+    present: bool
+    needs_rerun: bool  # a bad value was reset: call st.rerun() after st.navigation()
+
+
+def global_settings() -> GlobalSettings:
+    """Read, validate and bind ``lang``/``digits``/``present``. Call once per run, early.
+
+    Renders three hidden bound text inputs (in a ``st-key-mz-global`` container that CSS
+    hides). On the first run of a session the URL seeds them and a bad value cannot be
+    replaced in the same run, so the result says ``needs_rerun``: the shell calls
+    ``st.rerun()`` after ``st.navigation()`` (keeping the page).
+    """
+    clean: dict[str, str] = {}
+    needs_rerun = False
+    for name, (allowed, _default) in GLOBAL_PARAMS.items():
+        raw = st.session_state[name] if name in st.session_state else st.query_params.get(name, "")
+        if not isinstance(raw, str) or (raw and raw not in allowed):
+            _flash(i18n.t("url.bad_value", name=name))
+            st.session_state[name] = ""
+    with st.container(key="mz-global"):
+        for name, (allowed, default) in GLOBAL_PARAMS.items():
+            value = st.text_input(name, key=name, bind="query-params", label_visibility="collapsed")
+            if value and value not in allowed:
+                needs_rerun = True
+                value = ""
+            clean[name] = value or default
+    st.session_state[i18n.LANG_STATE] = clean["lang"]
+    st.session_state[i18n.DIGITS_STATE] = clean["digits"]
+    return GlobalSettings(clean["lang"], clean["digits"], clean["present"] == "1", needs_rerun)
+
+
+def request_global(name: str, value: str) -> None:
+    """Change a global setting. Only from a widget callback (``on_change``/``on_click``)."""
+    allowed, default = GLOBAL_PARAMS[name]
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} not in {allowed}")
+    st.session_state[name] = "" if value == default else value
+
+
+def _flash(message: str) -> None:
+    flashes = st.session_state.setdefault(_FLASH, [])
+    if message not in flashes:
+        flashes.append(message)
+
+
+def pop_flash() -> list[str]:
+    """Messages queued by URL validation (the shell shows them as warnings)."""
+    return st.session_state.pop(_FLASH, [])
+
+
+# --- fields ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    """One URL field: its default, ``parse(str) -> value`` (raises on bad input) and
+    ``serialize(value) -> str``. Values must be comparable with ``==`` (use tuples)."""
+
+    default: Any
+    parse: Callable[[str], Any]
+    serialize: Callable[[Any], str] = str
+
+
+def int_field(default: int, *, lo: int, hi: int) -> Field:
+    def parse(raw: str) -> int:
+        if not re.fullmatch(r"-?\d{1,9}", raw):
+            raise ValueError(raw)
+        value = int(raw)
+        if not lo <= value <= hi:
+            raise ValueError(raw)
+        return value
+
+    return Field(default, parse, str)
+
+
+def float_field(default: float, *, lo: float, hi: float) -> Field:
+    def parse(raw: str) -> float:
+        if len(raw) > 32:
+            raise ValueError(raw)
+        value = float(raw)
+        if not (math.isfinite(value) and lo <= value <= hi):
+            raise ValueError(raw)
+        return value
+
+    return Field(default, parse, lambda v: f"{v:g}")
+
+
+def choice_field(default: str, options: Sequence[str]) -> Field:
+    allowed = tuple(options)
+
+    def parse(raw: str) -> str:
+        if raw not in allowed:
+            raise ValueError(raw)
+        return raw
+
+    return Field(default, parse, str)
+
+
+def bool_field(default: bool) -> Field:
+    def parse(raw: str) -> bool:
+        if raw not in ("0", "1"):
+            raise ValueError(raw)
+        return raw == "1"
+
+    return Field(default, parse, lambda v: "1" if v else "0")
+
+
+def ranking_field(
+    default: Iterable[tuple[str, int]],
+    *,
+    grades: Iterable[int] | None = (0, 1),
+    min_items: int = 1,
+    max_items: int = 50,
+) -> Field:
+    """A ranking with grades as a tuple of ``(id, grade)`` pairs, e.g. ``d7.0-d2.1``.
+
+    ``grades`` is the set of allowed grades (``None``: any int 0–9); ids must be unique.
+    """
+    allowed = None if grades is None else frozenset(grades)
+
+    def parse(raw: str) -> tuple[tuple[str, int], ...]:
+        items = decode_ranking(raw, max_items=max_items)
+        if len(items) < min_items:
+            raise ValueError("too few items")
+        out = []
+        for doc_id, grade in items:
+            if grade is None or (allowed is not None and grade not in allowed):
+                raise ValueError(f"bad grade for {doc_id!r}")
+            out.append((doc_id, grade))
+        return tuple(out)
+
+    return Field(tuple((str(d), int(g)) for d, g in default), parse, encode_ranking)
+
+
+# --- ranking encoding ------------------------------------------------------------------
+
+_SAFE_ID_CHAR = re.compile(r"[A-Za-z0-9_]")
+
+
+def _escape_id(doc_id: str) -> str:
+    return "".join(
+        ch if _SAFE_ID_CHAR.fullmatch(ch) else "".join(f"~{b:02X}" for b in ch.encode("utf-8"))
+        for ch in doc_id
+    )
+
+
+def _unescape_id(text: str) -> str:
+    if not re.fullmatch(r"(?:[A-Za-z0-9_]|~[0-9A-Fa-f]{2})+", text):
+        raise ValueError(f"bad id {text!r}")
+    raw = bytearray()
+    i = 0
+    while i < len(text):
+        if text[i] == "~":
+            raw.append(int(text[i + 1 : i + 3], 16))
+            i += 3
+        else:
+            raw.extend(text[i].encode("ascii"))
+            i += 1
+    return raw.decode("utf-8")  # UnicodeDecodeError is a ValueError
+
+
+def encode_ranking(items: Iterable[tuple[str, int | None] | str]) -> str:
+    """``[("d7", 0), ("d2", 1)]`` → ``"d7.0-d2.1"``; plain ids (no grade) → ``"d7-d2"``.
+
+    Only URL-unreserved characters are produced, so the browser shows it unchanged.
+    """
+    parts = []
+    for item in items:
+        doc_id, grade = (item, None) if isinstance(item, str) else item
+        doc_id = str(doc_id)
+        if not doc_id:
+            raise ValueError("empty id")
+        parts.append(_escape_id(doc_id) + ("" if grade is None else f".{int(grade)}"))
+    return "-".join(parts)
+
+
+def decode_ranking(
+    text: str, *, max_items: int = 50, max_id_chars: int = 100
+) -> list[tuple[str, int | None]]:
+    """Inverse of :func:`encode_ranking`. Raises ``ValueError`` on anything malformed:
+    bad characters, empty or over-long ids, duplicate ids, grades outside 0–99, too many."""
+    if len(text) > MAX_PARAM_CHARS:
+        raise ValueError("too long")
+    if text == "":
+        return []
+    out: list[tuple[str, int | None]] = []
+    seen: set[str] = set()
+    parts = text.split("-")
+    if len(parts) > max_items:
+        raise ValueError("too many items")
+    for part in parts:
+        enc, dot, grade_text = part.partition(".")
+        grade: int | None = None
+        if dot:
+            if not re.fullmatch(r"\d{1,2}", grade_text):
+                raise ValueError(f"bad grade {grade_text!r}")
+            grade = int(grade_text)
+        doc_id = _unescape_id(enc)
+        if len(doc_id) > max_id_chars or doc_id in seen:
+            raise ValueError(f"bad or duplicate id {doc_id!r}")
+        seen.add(doc_id)
+        out.append((doc_id, grade))
+    return out
+
+
+# --- page state --------------------------------------------------------------------------
+
+
+class UrlState:
+    """The validated scenario of one page (see the module docstring). Read with
+    ``s["k"]`` / ``s.values``; change with ``s.set(k=5)``; ``s.reset()``; ``s.key(name)``."""
+
+    def __init__(self, page_key: str, fields: Mapping[str, Field], store: dict[str, Any]):
+        self.page_key = page_key
+        self.fields = fields
+        self._store = store
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return dict(self._store["values"])
+
+    @property
+    def generation(self) -> int:
+        """Goes up each time the scenario is replaced from outside the widgets."""
+        return self._store["gen"]
+
+    def __getitem__(self, name: str) -> Any:
+        return self._store["values"][name]
+
+    def key(self, name: str) -> str:
+        """A widget key for ``name`` that changes when the scenario is replaced."""
+        return f"{self.page_key}.{name}.{self._store['gen']}"
+
+    def set(self, **changes: Any) -> bool:
+        """Store new values and write the changed ones to the URL. Returns True if any changed."""
+        unknown = set(changes) - set(self.fields)
+        if unknown:
+            raise KeyError(f"unknown fields {sorted(unknown)}")
+        values = self._store["values"]
+        changed = {k: v for k, v in changes.items() if values.get(k) != v}
+        if not changed:
+            return False
+        values.update(changed)
+        _write_url({name: self.fields[name].serialize(v) for name, v in changed.items()})
+        return True
+
+    def reset(self) -> None:
+        """Back to the defaults (widgets re-created through :meth:`key`)."""
+        self._store["gen"] += 1
+        self.set(**{name: f.default for name, f in self.fields.items()})
+
+
+def _write_url(params: Mapping[str, str]) -> None:
+    """One ``st.query_params.update`` with only the params whose value differs."""
+    current = st.query_params
+    todo = {k: v for k, v in params.items() if current.get(k) != v}
+    if todo:
+        current.update(todo)
+
+
+def _is_history_navigation() -> bool:
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        return bool(getattr(ctx, "is_history_navigation", False))
+    except Exception:  # internal API moved: treat as a normal navigation
+        return False
+
+
+def url_state(page_key: str, fields: Mapping[str, Field]) -> UrlState:
+    """The page's scenario: URL (when it has the field) > session > default. See module doc.
+
+    ``page_key`` namespaces the session storage (use the lesson folder name). Field names
+    are the URL parameter names: keep them short and not in :data:`RESERVED_PARAMS`.
+    """
+    bad_names = set(fields) & RESERVED_PARAMS
+    if bad_names:
+        raise ValueError(f"reserved URL parameter names: {sorted(bad_names)}")
+    stores = st.session_state.setdefault(_STORE, {})
+    store = stores.get(page_key)
+    first_visit = store is None
+    if first_visit:
+        store = {"values": {n: f.default for n, f in fields.items()}, "gen": 0}
+        stores[page_key] = store
+    values: dict[str, Any] = store["values"]
+    for name, field in fields.items():  # fields added since the session started
+        values.setdefault(name, field.default)
+
+    qp = st.query_params
+    in_url = [name for name in fields if name in qp]
+    from_url = bool(in_url) or _is_history_navigation()
+    if from_url:
+        incoming: dict[str, Any] = {}
+        repair: dict[str, str] = {}
+        for name, field in fields.items():
+            if name not in qp:
+                incoming[name] = field.default
+                continue
+            raw = qp.get(name, "")
+            try:
+                if len(raw) > MAX_PARAM_CHARS:
+                    raise ValueError("too long")
+                incoming[name] = field.parse(raw)
+            except Exception:  # any parser failure is a bad link, never a traceback
+                incoming[name] = (
+                    values.get(name, field.default) if not first_visit else field.default
+                )
+                repair[name] = field.serialize(incoming[name])
+                st.warning(i18n.t("url.bad_value", name=name), icon=":material/link_off:")
+        if incoming != values:
+            if not first_visit:
+                store["gen"] += 1  # replaced from outside: widgets must drop their copy
+            values.clear()
+            values.update(incoming)
+        if repair:
+            _write_url(repair)
+    else:
+        # Page switch cleared the URL: put the stored scenario back (defaults stay out).
+        _write_url({n: f.serialize(values[n]) for n, f in fields.items() if values[n] != f.default})
+    return UrlState(page_key, fields, store)
+
+
+# --- links -------------------------------------------------------------------------------
+
+
+def current_url() -> str:
+    """The full link of what the learner sees: the browser's address (scheme, host, port,
+    path — whatever host serves the app) plus the current query params. ``""`` when
+    unknown (AppTest)."""
+    try:
+        base = st.context.url or ""
+    except Exception:
+        base = ""
+    if not base:
+        return ""
+    params = [(k, v) for k in st.query_params for v in st.query_params.get_all(k) if v != ""]
+    return f"{base}?{urlencode(params)}" if params else base
