@@ -66,6 +66,12 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
     ]
 
 
+def counts(s: Scenario) -> dict[str, int]:
+    """hits (relevant in the top k), R and k: the numbers the metric meanings quote."""
+    f = facts(list(s.order), s.judged, s.k)
+    return {"hits": f.hits, "R": f.R, "k": s.k}
+
+
 def worked_values() -> dict[str, float]:
     """The numbers the worked example's text quotes, computed on the seed."""
     r, q = list(SEED_ORDER), set(SEED_RELEVANT)
@@ -113,7 +119,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                  "color": {"field": "zone", "type": "nominal", "title": None,
                            "scale": {"domain": [labels["counted"], labels["not_counted"]],
                                      "range": ["#2f6fde", "#ffffff"]},
-                           "legend": {"orient": "bottom"}}}},
+                           "legend": {"orient": "bottom", "columns": 2}}}},
             {"mark": {"type": "bar", "width": {"band": 0.55}},
              "encoding": {
                  "x": {"field": "rank", "type": "ordinal"},
@@ -121,7 +127,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                        "title": labels["rr_weight"], "scale": {"domain": [0, 1]}},
                  "fill": {"field": "kind", "type": "nominal", "title": None,
                           "scale": {"domain": list(colours), "range": list(colours.values())},
-                          "legend": {"orient": "bottom"}},
+                          "legend": {"orient": "bottom", "columns": 3}},
                  "tooltip": [{"field": "doc", "title": labels["document"]},
                              {"field": "rank", "title": labels["rank"]},
                              {"field": "rr_weight", "title": labels["rr_weight"],

@@ -1,0 +1,211 @@
+"""Lesson 2: recall@k, precision@k, HitRate@k, F1@k and RR on one ranking the learner edits.
+
+Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
+``lessons.shared``. The interactive and the exercise are fragments, so a drag reruns only them.
+"""
+
+from __future__ import annotations
+
+import random
+
+import streamlit as st
+
+from lessons.recall_precision import logic
+from lessons.shared import layout, state
+from lessons.shared.answers import parse_number
+from lessons.shared.exercises import BINARY_MEASURES, MAX_SEED, ranking_exercise
+from lessons.shared.i18n import direction, fill, fmt_num, load_content, strings
+from lessons.shared.quiz import quiz
+from lessons.shared.ranking_editor import ranking_editor
+
+FOLDER = "recall_precision"
+MAX_ID_CHARS = 20
+
+FIELDS = {
+    "r": state.ranking_field(((d, int(d in logic.SEED_RELEVANT)) for d in logic.SEED_ORDER),
+                             max_items=logic.MAX_DOCS),
+    "x": state.ranking_field((), grades=(1,), min_items=0, max_items=logic.MAX_DOCS),
+    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
+}
+EXERCISE_FIELDS = {
+    "ex": state.int_field(1, lo=0, hi=MAX_SEED),
+    "exm": state.choice_field("any", ("any", *BINARY_MEASURES)),
+}
+
+c = load_content(FOLDER)
+labels = c["try_it"]["labels"]
+
+
+def scenario(s: state.UrlState) -> logic.Scenario:
+    return logic.Scenario(order=tuple(d for d, _ in s["r"]),
+                          relevant=frozenset(d for d, g in s["r"] if g >= 1),
+                          unretrieved=tuple(d for d, _ in s["x"]), k=s["k"])
+
+
+def _set_order(s: state.UrlState, how: str) -> None:
+    items = list(s["r"])
+    if how == "ideal":
+        items.sort(key=lambda item: -item[1])            # stable: keeps order within groups
+    else:
+        random.shuffle(items)
+    s.set(r=tuple(items))
+
+
+def _add_document(s: state.UrlState) -> None:
+    typed = st.session_state.get("rp-new-doc", "").strip()
+    ids = [d for d, _ in s["r"]]
+    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > MAX_ID_CHARS
+               else "err_duplicate" if typed in ids else "err_too_many"
+               if len(ids) >= logic.MAX_DOCS else None)
+    st.session_state["rp-add-problem"] = problem
+    if problem is None:
+        s.set(r=(*s["r"], (typed, 0)), x=tuple(i for i in s["x"] if i[0] != typed))
+        st.session_state["rp-new-doc"] = ""
+
+
+def _set_missed(s: state.UrlState, key: str) -> None:
+    ids = {d for d, _ in s["r"]}
+    chosen = [str(v).strip()[:MAX_ID_CHARS] for v in st.session_state.get(key, [])]
+    kept = list(dict.fromkeys(v for v in chosen if v and v not in ids))
+    st.session_state["rp-missed-rejected"] = [v for v in chosen if v in ids]
+    s.set(x=tuple((d, 1) for d in kept[:logic.MAX_DOCS]))
+
+
+@st.fragment
+@layout.friendly_errors("recall_precision.try_it")
+def interactive() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    cols = st.columns(3)
+    cols[0].button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
+                   key="rp-reset", width="stretch")
+    cols[1].button(labels["ideal"], on_click=_set_order, args=(s, "ideal"),
+                   icon=":material/vertical_align_top:", key="rp-ideal", width="stretch")
+    cols[2].button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
+                   icon=":material/shuffle:", key="rp-shuffle", width="stretch")
+
+    items = [{"id": d, "rel": g} for d, g in s["r"]]
+    edited = ranking_editor(items, key="rp-ranking", labels=strings("ranking"), mode="binary",
+                            direction=direction())
+    s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
+    k = st.slider(layout.label(labels["k"]), 1, logic.MAX_DOCS, value=s["k"], key=s.key("k"))
+    s.set(k=k)
+
+    sc = scenario(s)
+    rows = logic.metric_rows(sc)
+    layout.metric_row(
+        [(row.label, fmt_num(row.value, 2), _formula(row)) for row in rows])
+    if not sc.judged:
+        st.info(layout.label(labels["recall_undefined"]))
+    meanings = "\n".join(f"- **{c['try_it']['names'][key]}** — {c['try_it']['meanings'][key]}"
+                         for key in logic.MEASURE_KEYS)
+    with st.expander(layout.label(labels["meanings_heading"])):
+        layout.markdown(meanings, logic.counts(sc))
+        names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
+        layout.markdown("\n".join(f"- **{names[key]}**: {formulas[key]}"
+                                  for key in logic.MEASURE_KEYS))
+
+    layout.markdown(f"**{labels['chart_title']}**")
+    st.vega_lite_chart(logic.position_chart(sc, {**labels, **_chart_words()}), width="stretch")
+    layout.markdown(labels["chart_caption"])
+
+    with st.expander(layout.label(labels["missed"])):
+        layout.markdown(labels["missed_help"])
+        key = s.key("x-input")
+        missed = [d for d, _ in s["x"]]
+        if st.session_state.get(key) != missed:
+            st.session_state[key] = missed
+        st.multiselect(layout.label(labels["missed"]), options=missed,
+                       accept_new_options=True, key=key,
+                       on_change=_set_missed, args=(s, key), label_visibility="collapsed",
+                       placeholder=labels["new_doc_placeholder"])
+        for doc in st.session_state.pop("rp-missed-rejected", []):
+            st.warning(fill(labels["err_in_ranking"], {"id": doc}))
+        st.text_input(layout.label(labels["new_doc"]), key="rp-new-doc", max_chars=40,
+                      placeholder=labels["new_doc_placeholder"])
+        st.button(labels["add"], on_click=_add_document, args=(s,), key="rp-add",
+                  icon=":material/add:")
+        problem = st.session_state.pop("rp-add-problem", None)
+        if problem:
+            st.warning(labels[problem])
+
+
+def _chart_words() -> dict[str, str]:
+    return {"relevant": labels["relevant"], "not_relevant": labels["not_relevant"],
+            "document": labels["document"], "rank": labels["rank"]}
+
+
+def _formula(row: logic.MetricRow) -> str:
+    value = fmt_num(row.value, 2, digits="latn")
+    if row.key == "hit_rate":
+        return f"{row.label} = [{row.numerator} > 0] = {value}"
+    if not row.denominator:                        # RR with no relevant document
+        return f"{row.label} = 0"
+    return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
+
+
+def _new_exercise(s: state.UrlState) -> None:
+    s.set(ex=random.randrange(MAX_SEED))
+
+
+@st.fragment
+@layout.friendly_errors("recall_precision.exercise")
+def exercise() -> None:
+    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
+    words = c["exercise"]["labels"]
+    options = ("any", *BINARY_MEASURES)
+    names = {m: layout.label(n) for m, n in {**c["try_it"]["names"], "any": words["any"]}.items()}
+    cols = st.columns([2, 1], vertical_alignment="bottom")
+    chosen = cols[0].selectbox(words["measure"], options, index=options.index(s["exm"]),
+                               format_func=names.__getitem__, key=s.key("exm"))
+    if s.set(exm=chosen):
+        _new_exercise(s)
+    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
+                   key="rp-ex-new", width="stretch")
+    ex = ranking_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
+
+    yes, no = labels["relevant"], "—"
+    table = "\n".join(
+        [f"| {labels['rank']} | {labels['document']} | {labels['relevant']} |", "|---|---|---|"]
+        + [f"| {i} | `{d}` | {yes if d in ex.relevant else no} |"
+           for i, d in enumerate(ex.ranking, start=1)])
+    missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
+    layout.markdown(
+        f"**{words['returned']}:**\n\n{table}\n\n"
+        + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n" if missed
+           else "")
+        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
+
+    key = f"rp-ex-{ex.seed}-{ex.measure}"
+    with st.form(key + "-form", border=False):
+        st.text_input(words["answer"], key=key + "-typed", placeholder=words["answer_placeholder"])
+        if st.form_submit_button(words["check"]):
+            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
+    typed = st.session_state.get(key + "-checked")
+    if typed is not None:
+        feedback(ex, typed)
+
+
+def feedback(ex, typed: str) -> None:
+    value = parse_number(typed)
+    verdict = "not_a_number" if value is None else ex.check(value)
+    facts = ex.facts()
+    values = {"k": ex.k, "hits": facts.hits, "R": facts.R, "retrieved": facts.retrieved,
+              "first_rank": facts.first_rank or 0, "last_rank": facts.last_rank or 0,
+              "answer": round(ex.answer, 2)}
+    text = fill(c["exercise"]["feedback"][verdict], values)
+    show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
+    show(layout.label(text))
+
+
+layout.lesson_header(c, number=2)
+layout.section(c, "core_idea")
+layout.section(c, "worked_example",
+               values={name: round(v, 2) for name, v in logic.worked_values().items()})
+with layout.section(c, "try_it"):
+    interactive()
+layout.myths(c)
+with layout.section(c, "exercise"):
+    exercise()
+layout.flashcards(c)
+with layout.section(c, "quiz"):
+    quiz(FOLDER)

@@ -1,0 +1,144 @@
+"""Lesson 2 under Streamlit's AppTest: seed numbers, every control, URL state, bad links."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from lessons.shared.exercises import ranking_exercise
+from lessons.shared.i18n import load_content
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "lessons/recall_precision/page.py"
+
+
+def run(params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.run()
+    at.switch_page(PAGE)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def text(at: AppTest) -> str:
+    return "\n".join(str(m.value) for m in at.markdown)
+
+
+def alerts(at: AppTest) -> str:
+    return "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info])
+
+
+@pytest.fixture(autouse=True)
+def _root(monkeypatch):
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_opens_on_the_seed_example(lang):
+    at = run({"lang": lang})
+    page = text(at)
+    for formula in ("recall@3 = 1 / 2 = 0.50", "precision@3 = 1 / 3 = 0.33",
+                    "HitRate@3 = [1 &gt; 0] = 1.00", "F1@3 = 2 × 1 / 3 + 2 = 0.40",
+                    "RR = 1 / 2 = 0.50"):
+        assert formula in page
+    content = load_content("recall_precision", lang)
+    for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
+        assert content[key]["heading"] in page
+    assert f'dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}"' in page
+    assert not at.error and not at.warning
+
+
+def test_k_slider_updates_every_metric_and_the_url():
+    at = run()
+    slider = next(s for s in at.slider if s.key.startswith("recall_precision.k"))
+    slider.set_value(5).run()
+    page = text(at)
+    assert "recall@5 = 2 / 2 = 1.00" in page and "precision@5 = 2 / 5 = 0.40" in page
+    assert at.query_params["k"] == "5"
+
+
+def test_relevant_first_and_reset_buttons():
+    at = run()
+    at.button(key="rp-ideal").click().run()
+    assert "RR = 1 / 1 = 1.00" in text(at) and "recall@3 = 2 / 2 = 1.00" in text(at)
+    assert at.query_params["r"] == "d2.1-d4.1-d7.0-d9.0-d1.0"
+    at.button(key="rp-reset").click().run()
+    assert "RR = 1 / 2 = 0.50" in text(at)
+
+
+def test_a_shared_link_reopens_that_state():
+    at = run({"r": "d4.1-d7.0-d2.1-d9.0-d1.0", "k": "1", "x": "d8.1", "lang": "en"})
+    page = text(at)
+    assert "recall@1 = 1 / 3 = 0.33" in page       # d8 is relevant but was never retrieved
+    assert "RR = 1 / 1 = 1.00" in page
+
+
+@pytest.mark.parametrize("params", [
+    {"r": "<img src=x onerror=alert(1)>"}, {"k": "0"}, {"k": "abc"}, {"r": "d1.0-d1.1"},
+    {"x": "d1.7"}, {"r": "d" + "x" * 5000}, {"ex": "-4"}, {"exm": "ndcg"},
+])
+def test_a_bad_link_falls_back_with_a_message(params):
+    at = run({**params, "lang": "en"})
+    assert at.warning, "a message explains the link could not be read"
+    assert "recall@3 = 1 / 2 = 0.50" in text(at)
+
+
+def test_adding_documents_and_unretrieved_relevant_ones():
+    at = run({"lang": "en"})
+    labels = load_content("recall_precision", "en")["try_it"]["labels"]
+    at.text_input(key="rp-new-doc").set_value("<b>x</b>").run()
+    at.button(key="rp-add").click().run()
+    assert at.query_params["r"].endswith("-~3Cb~3Ex~3C~2Fb~3E.0")
+    at.text_input(key="rp-new-doc").set_value("d7").run()
+    at.button(key="rp-add").click().run()
+    assert labels["err_duplicate"] in alerts(at)
+    at.button(key="rp-add").click().run()     # the box was not cleared: still a duplicate
+    multiselect = next(m for m in at.multiselect if m.key.startswith("recall_precision.x-input"))
+    multiselect.set_value(["d8", "d2"]).run()   # d2 is in the ranking: refused with a message
+    assert "recall@3 = 1 / 3 = 0.33" in text(at)
+    assert "d2" in alerts(at)
+
+
+def test_exercise_feedback_names_the_mistake():
+    seed = next(s for s in range(200) if ranking_exercise(s, "precision").facts().retrieved
+                < ranking_exercise(s, "precision").k)
+    ex = ranking_exercise(seed, "precision")
+    feedback = load_content("recall_precision", "en")["exercise"]["feedback"]
+    at = run({"ex": str(seed), "exm": "precision", "lang": "en"})
+    key = f"rp-ex-{seed}-precision-typed"
+    wrong = ex.facts().hits / ex.facts().retrieved
+    answer(at, key, f"{wrong:.3f}")
+    assert feedback["precision_divided_by_retrieved"].split("(")[0].strip()[:40] in alerts(at)
+    answer(at, key, f"{ex.answer:.2f}")
+    assert at.success
+
+
+def answer(at: AppTest, text_key: str, value: str) -> None:
+    """Type into a form's text box and submit the form, in one run (as a browser does)."""
+    at.text_input(key=text_key).set_value(value)
+    form = text_key.removesuffix("-typed") + "-form"
+    next(b for b in at.button if b.form_id == form).click().run()
+
+
+def test_quiz_numeric_and_choice_items():
+    at = run({"lang": "en"})
+    box = "mz-quiz-rp-seed-precision-at-4-typed"
+    answer(at, box, "0.5")
+    assert any("Right" in str(s.value) for s in at.success)
+    answer(at, box, "abc")
+    assert any("Type a number" in str(w.value) for w in at.warning)
+    radio = at.radio(key="mz-quiz-rp-hitrate-vs-recall-pick")
+    radio.set_value(1).run()
+    at.button(key="mz-quiz-rp-hitrate-vs-recall-check").click().run()
+    assert any("Not quite" in str(e.value) for e in at.error)
+
+
+def test_presenter_view_hides_quiz_answers():
+    at = run({"present": "1", "lang": "en"})
+    assert not [r for r in at.radio if r.key and r.key.startswith("mz-quiz")]
+    assert any(tg.key == "mz-reveal-rp-seed-precision-at-4" for tg in at.toggle)
