@@ -14,6 +14,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+HEIGHT_JS = "document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight + 200"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -31,8 +32,7 @@ def shoot(base: str, paths: list[str], out: Path, query: str, widths=(1280, 390)
                     page.goto(url)
                     page.wait_for_selector("[data-testid='stMainBlockContainer']", timeout=30000)
                     page.wait_for_timeout(2500)
-                    height = page.evaluate(
-                        "document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight + 200")
+                    height = page.evaluate(HEIGHT_JS)
                     page.set_viewport_size({"width": width, "height": min(int(height) + 50, 16000)})
                     page.wait_for_timeout(1200)
                     name = out / f"{path or 'home'}-{lang}-{width}.png"

@@ -118,7 +118,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                        "sort": "ascending", "axis": {"labelAngle": 0}},
                  "color": {"field": "zone", "type": "nominal", "title": None,
                            "scale": {"domain": [labels["counted"], labels["not_counted"]],
-                                     "range": ["#2f6fde", "#ffffff"]},
+                                     "range": ["#2f6fde", "#e9ecf1"]},
                            "legend": {"orient": "bottom", "columns": 2}}}},
             {"mark": {"type": "bar", "width": {"band": 0.55}},
              "encoding": {

@@ -19,7 +19,7 @@ from lessons.shared.quiz import quiz
 from lessons.shared.ranking_editor import ranking_editor
 
 FOLDER = "recall_precision"
-MAX_ID_CHARS = 20
+MAX_ID_CHARS = 40
 
 FIELDS = {
     "r": state.ranking_field(((d, int(d in logic.SEED_RELEVANT)) for d in logic.SEED_ORDER),
@@ -119,8 +119,9 @@ def interactive() -> None:
                        on_change=_set_missed, args=(s, key), label_visibility="collapsed",
                        placeholder=labels["new_doc_placeholder"])
         for doc in st.session_state.pop("rp-missed-rejected", []):
-            st.warning(fill(labels["err_in_ranking"], {"id": doc}))
-        st.text_input(layout.label(labels["new_doc"]), key="rp-new-doc", max_chars=40,
+            st.warning(layout.label(fill(labels["err_in_ranking"], {"id": doc})))
+    with st.expander(layout.label(labels["new_doc"])):
+        st.text_input(layout.label(labels["new_doc"]), key="rp-new-doc", max_chars=MAX_ID_CHARS,
                       placeholder=labels["new_doc_placeholder"])
         st.button(labels["add"], on_click=_add_document, args=(s,), key="rp-add",
                   icon=":material/add:")
