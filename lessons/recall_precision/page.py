@@ -92,17 +92,17 @@ def interactive() -> None:
 
     sc = scenario(s)
     rows = logic.metric_rows(sc)
-    layout.metric_row(
-        [(row.label, fmt_num(row.value, 2), _formula(row)) for row in rows])
+    layout.metric_row([(row.label, fmt_num(row.value, 2)) for row in rows])
+    names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
+    # Each rule in words, then the same rule with the learner's own numbers (LTR code).
+    layout.markdown("\n".join(f"- **{names[row.key]}**: {formulas[row.key]}<br>`{_formula(row)}`"
+                              for row in rows))
     if not sc.judged:
         st.info(layout.label(labels["recall_undefined"]))
-    meanings = "\n".join(f"- **{c['try_it']['names'][key]}** — {c['try_it']['meanings'][key]}"
+    meanings = "\n".join(f"- **{names[key]}** — {c['try_it']['meanings'][key]}"
                          for key in logic.MEASURE_KEYS)
     with st.expander(layout.label(labels["meanings_heading"])):
         layout.markdown(meanings, logic.counts(sc))
-        names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
-        layout.markdown("\n".join(f"- **{names[key]}**: {formulas[key]}"
-                                  for key in logic.MEASURE_KEYS))
 
     layout.markdown(f"**{labels['chart_title']}**")
     st.vega_lite_chart(logic.position_chart(sc, {**labels, **_chart_words()}), width="stretch")

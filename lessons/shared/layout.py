@@ -143,7 +143,9 @@ def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
     text = bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
     return (
         f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}">'
-        f'<h{level} id="{section_anchor(key)}" class="mz-heading">{text}</h{level}></div>'
+        # Streamlit replaces a heading's id with a slug of its text; a span keeps ours.
+        f'<span id="{section_anchor(key)}" class="mz-anchor"></span>'
+        f'<h{level} class="mz-heading">{text}</h{level}></div>'
     )
 
 

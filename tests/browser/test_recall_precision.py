@@ -27,8 +27,8 @@ def open_lesson(page: Page, url: str, query: str = "lang=en") -> Page:
 
 
 def formula(page: Page, label: str):
-    """The formula line of the metric card whose formula starts with ``label``."""
-    return page.locator(".mz-metric-formula", has_text=f"{label} =")
+    """The formula, with the learner's numbers, that starts with ``label``."""
+    return page.locator("[data-testid=stMainBlockContainer] code", has_text=f"{label} =")
 
 
 def order(page: Page) -> list[str]:
@@ -155,3 +155,10 @@ def test_typed_markup_is_shown_as_text_and_runs_nothing(page, app_url):
     expect(page.locator(".rk-item .rk-id").last).to_have_text("<img src=x onerror=alert(1)>")
     assert page.locator("img[src=x]").count() == 0
     assert dialogs == []
+
+
+def test_the_contents_links_jump_to_their_sections(page, app_url):
+    open_lesson(page, app_url)
+    page.locator(".mz-toc a", has_text="Check your understanding").click()
+    anchor = page.locator("#mz-quiz")
+    expect(anchor).to_be_in_viewport()
