@@ -1,0 +1,648 @@
+"""Lesson 2 live: cold start, drag -> updated number in Chromium, server CPU per drag.
+
+    python bench/bench_live.py              # full run (~1.5-2 min)
+    python bench/bench_live.py --small      # quick check: fewer moves, no GC comparison
+
+Starts ``streamlit run app.py`` itself on a free port (headless; otherwise the project's own
+``.streamlit/config.toml``, exactly as ``make run``), drives ``/recall-precision?lang=en`` in
+Debian's Chromium with Playwright, stops the server. Targets (issue 3): cold start to first
+painted lesson <= 5 s, drag -> updated number p95 <= 300 ms (one user), server CPU per drag
+<= 20 ms (median).
+
+What is measured, and how:
+
+* Cold start: from launching ``streamlit run`` to the first ``.mz-metric`` card visible in an
+  already-running Chromium (health endpoint polled every 25 ms, then the page is opened).
+  Warm: ``goto`` to the first visible card on the running server, in a fresh browser context
+  each time (a new student: new session, empty browser cache).
+* Drag latency: real mouse drags (down / move in steps / up) of the rank badge of ``d2``, the
+  first relevant document, between rank 2 and rank 1, so RR alternates 0.50 <-> 1.00. In the
+  page, a capture-phase listener stamps the ``pointerup`` (``event.timeStamp``) and a
+  MutationObserver stamps the moment the RR card's value text changes (``dom``) and the next
+  animation frame after it (``frame``: the number is painted in that frame). Both clocks are
+  the page's ``performance`` clock. Every result is checked against the expected value.
+  Keyboard (Alt+ArrowUp/Down on the focused row) and the k slider (ArrowRight/Left on its
+  thumb, watching the recall card: recall@3 0.50 <-> recall@4 1.00) are measured the same way
+  from ``keydown``; Streamlit's slider commits its value after a debounce, which is included.
+* Server CPU: utime + stime of the server process from ``/proc/<pid>/stat`` (psutil is not
+  in the venv) read before and after each move, once the browser has received the rerun's
+  ``script_finished`` message (websocket frames are decoded with Streamlit's own protobufs,
+  which also counts the reruns). The server's idle CPU rate is measured first with the page
+  open and no interaction, and subtracted (rate x wall time). The kernel reports CPU time in
+  clock ticks (10 ms here), so per-move values are summed in consecutive batches of
+  ``--batch`` moves: the table gives the median over batches (per move) and the mean over all.
+* GC comparison: a second server started with ``--runner.postScriptGC`` set opposite to the
+  project's config runs the same drags (skipped with ``--small`` or ``--no-compare``).
+
+The browser, this script and the server share the machine's cores: numbers are end to end on
+one box. Trust ratios and repeat runs on a shared, noisy machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+CHROMIUM = os.environ.get("MIZAN_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+LESSON = "/recall-precision?lang=en"
+VIEWPORT = {"width": 1280, "height": 900}
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+TARGET_COLD_S = 5.0
+TARGET_P95_MS = 300.0
+TARGET_CPU_MS = 20.0
+STARTUP_TIMEOUT_S = 60.0
+CHANGE_TIMEOUT_MS = 5000
+PAUSE_S = 0.2           # between moves: a student does not drag 10 times a second
+
+# In the page: stamp the input event, then watch a metric card until its value text changes.
+PAGE_JS = r"""
+() => {
+  if (window.__mzb) return;
+  const clean = (s) => (s || "").replace(/[\u2066-\u2069\u200e\u200f]/g, "").trim();
+  const card = (name) => {
+    for (const c of document.querySelectorAll(".mz-metric")) {
+      const label = clean(c.querySelector(".mz-metric-label")?.textContent);
+      if (label === name || label.startsWith(name + "@")) {
+        return {label, value: clean(c.querySelector(".mz-metric-value")?.textContent)};
+      }
+    }
+    return null;
+  };
+  const b = {armed: false, tInput: null, pending: null, card};
+  const stamp = (e) => {
+    if (!b.armed || b.tInput !== null) return;
+    const now = performance.now();
+    b.tInput = e.timeStamp > 0 && e.timeStamp <= now ? e.timeStamp : now;
+  };
+  window.addEventListener("pointerup", stamp, true);
+  window.addEventListener("keydown", stamp, true);
+  b.arm = (name) => {
+    const before = card(name);
+    b.tInput = null;
+    b.armed = true;
+    b.pending = new Promise((resolve) => {
+      let done = false;
+      const finish = (result) => {
+        if (done) return;
+        done = true;
+        obs.disconnect();
+        b.armed = false;
+        resolve({before, tInput: b.tInput, ...result});
+      };
+      const obs = new MutationObserver(() => {
+        const now = card(name);
+        if (now && before && (now.value !== before.value || now.label !== before.label)) {
+          const tDom = performance.now();
+          requestAnimationFrame(() => finish({after: now, tDom, tFrame: performance.now()}));
+        }
+      });
+      obs.observe(document.body, {subtree: true, childList: true, characterData: true});
+      setTimeout(() => finish({after: card(name), timeout: true}), %TIMEOUT%);
+    });
+    return before;
+  };
+  window.__mzb = b;
+}
+""".replace("%TIMEOUT%", str(CHANGE_TIMEOUT_MS))
+
+
+# ------------------------------------------------------------------------------ helpers
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def pct(values: list[float], p: float) -> float:
+    """Percentile with linear interpolation (p in 0..100)."""
+    xs = sorted(values)
+    if not xs:
+        return float("nan")
+    pos = (len(xs) - 1) * p / 100
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """Server CPU seconds: whole process, main thread (the event loop: websocket, HTTP,
+    sessions), background threads; and the wall clock. Differences give intervals."""
+
+    total: float
+    loop: float
+    background: float
+    wall: float
+
+    def __sub__(self, other: Cpu) -> Cpu:
+        return Cpu(self.total - other.total, self.loop - other.loop,
+                   self.background - other.background, self.wall - other.wall)
+
+    def rate(self, part: str) -> float:
+        value = self.total - self.background if part == "foreground" else getattr(self, part)
+        return value / self.wall if self.wall > 0 else float("nan")
+
+
+def _stat_cpu(path: str) -> float:
+    stat = Path(path).read_text()
+    fields = stat[stat.rindex(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK   # utime + stime
+
+
+class Server:
+    """``streamlit run app.py`` on a free port; CPU time read from /proc."""
+
+    def __init__(self, extra: dict[str, str] | None = None) -> None:
+        self.extra = extra or {}
+        self.log = Path(tempfile.mkstemp(prefix="mizan-bench-live-", suffix=".log")[1])
+        self.proc: subprocess.Popen | None = None
+        self.url = ""
+        self.t_launch = 0.0
+        self.t_healthy = 0.0
+        self.background: list[str] = []
+
+    def start(self) -> Server:
+        port = free_port()
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
+               "--server.address=127.0.0.1", f"--server.port={port}",
+               *(f"--{k}={v}" for k, v in self.extra.items())]
+        self.url = f"http://127.0.0.1:{port}"
+        self.t_launch = time.monotonic()
+        with self.log.open("wb") as out:
+            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+        deadline = self.t_launch + STARTUP_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited:\n{self.log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        self.t_healthy = time.monotonic()
+                        return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.025)
+        self.stop()
+        raise RuntimeError(f"streamlit not healthy after {STARTUP_TIMEOUT_S} s")
+
+    def cpu_s(self) -> float:
+        """CPU time of the whole process (all threads, live and exited)."""
+        assert self.proc is not None
+        return _stat_cpu(f"/proc/{self.proc.pid}/stat")
+
+    def mark_background(self) -> None:
+        """Call when the server is quiet: every thread alive now except the main thread is a
+        background thread (file watcher, thread pools). Script runs get new threads."""
+        assert self.proc is not None
+        self.background = [t for t in os.listdir(f"/proc/{self.proc.pid}/task")
+                           if t != str(self.proc.pid)]
+
+    def snapshot(self) -> Cpu:
+        assert self.proc is not None
+        pid = self.proc.pid
+        bg = 0.0
+        for tid in self.background:
+            with contextlib.suppress(OSError):        # a thread that ended keeps its CPU in
+                bg += _stat_cpu(f"/proc/{pid}/task/{tid}/stat")   # the total: rare, tiny
+        return Cpu(self.cpu_s(), _stat_cpu(f"/proc/{pid}/task/{pid}/stat"), bg,
+                   time.monotonic())
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        with contextlib.suppress(OSError):
+            self.log.unlink()
+
+
+class Reruns:
+    """Counts the reruns the browser sees, from the websocket (Streamlit's protobufs)."""
+
+    def __init__(self, page) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        self._msg = ForwardMsg
+        self.finished = 0
+        self.fragment_runs = 0
+        page.on("websocket", self._attach)
+
+    def _attach(self, ws) -> None:
+        ws.on("framereceived", self._frame)
+
+    def _frame(self, payload) -> None:
+        if not isinstance(payload, bytes):
+            return
+        msg = self._msg()
+        try:
+            msg.ParseFromString(payload)
+        except Exception:   # not ours to judge: just do not count it
+            return
+        if msg.WhichOneof("type") == "script_finished":
+            self.finished += 1
+            if msg.script_finished == self._msg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+                self.fragment_runs += 1
+
+
+@dataclass
+class Moves:
+    """One kind of interaction: latencies (ms) and CPU (s) per move."""
+
+    name: str
+    dom_ms: list[float] = field(default_factory=list)
+    frame_ms: list[float] = field(default_factory=list)
+    cpu: list[Cpu] = field(default_factory=list)
+    reruns: int = 0
+    fragment_runs: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    def net_ms(self, idle: Cpu, part: str) -> list[float]:
+        """CPU per move in ms of ``part`` (total, foreground, loop), its idle rate subtracted."""
+        rate = idle.rate(part)
+        return [1000 * (c.total - c.background if part == "foreground" else getattr(c, part))
+                - 1000 * rate * c.wall for c in self.cpu]
+
+    def cpu_ms(self, idle: Cpu, batch: int, part: str = "foreground") -> tuple[float, float,
+                                                                                float]:
+        """(median over batches of ``batch`` moves, mean, per rerun), in ms."""
+        net = self.net_ms(idle, part)
+        if not net:
+            return (float("nan"),) * 3
+        batches = [sum(net[i:i + batch]) / len(net[i:i + batch])
+                   for i in range(0, len(net) - batch + 1, batch)] or [sum(net) / len(net)]
+        return (statistics.median(batches), sum(net) / len(net),
+                sum(net) / max(self.reruns, 1))
+
+    def mean_ms(self, idle: Cpu, part: str) -> float:
+        net = self.net_ms(idle, part)
+        return sum(net) / len(net) if net else float("nan")
+
+    def background_rate(self) -> float:
+        wall = sum(c.wall for c in self.cpu)
+        return sum(c.background for c in self.cpu) / wall if wall else float("nan")
+
+
+# ------------------------------------------------------------------------------ driving
+def open_lesson(browser, url: str, timeout_s: float = 30.0):
+    """A fresh context and page on the lesson; returns (context, page, reruns, seconds)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.set_default_timeout(timeout_s * 1000)
+    reruns = Reruns(page)
+    t0 = time.monotonic()
+    page.goto(url + LESSON, wait_until="commit")
+    page.locator(".mz-metric").first.wait_for(state="visible")
+    return context, page, reruns, time.monotonic() - t0
+
+
+def settle(page, reruns: Reruns, before: int, timeout_s: float = 5.0) -> bool:
+    """Wait until the browser has seen one more finished rerun than ``before``."""
+    deadline = time.monotonic() + timeout_s
+    while reruns.finished <= before and time.monotonic() < deadline:
+        page.wait_for_timeout(5)
+    return reruns.finished > before
+
+
+def rank_of(page, doc: str) -> int:
+    ids = page.locator(".rk-item").evaluate_all("els => els.map(e => e.dataset.id)")
+    return ids.index(doc) + 1
+
+
+def drag_badge(page, doc: str, target_rank: int) -> None:
+    """A real mouse drag of ``doc``'s rank badge so that it lands at ``target_rank``."""
+    src = page.locator(f'.rk-item[data-id="{doc}"]')
+    dst = page.locator(".rk-item").nth(target_rank - 1)
+    hb, db = src.locator(".rk-handle").bounding_box(), dst.bounding_box()
+    assert hb and db
+    x0, y0 = hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2
+    down = target_rank > rank_of(page, doc)
+    y1 = db["y"] + db["height"] / 2 + (6 if down else -6)   # just past the target's centre
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0, y0 + (3 if down else -3))
+    page.mouse.move(x0, y1, steps=6)
+    page.mouse.up()
+
+
+def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: str,
+            act, expected) -> None:
+    """``n`` moves: ``act(i)`` performs move i, ``expected(i)`` is the card's value after it."""
+    for i in range(n):
+        time.sleep(PAUSE_S)
+        before_runs, before_frag = reruns.finished, reruns.fragment_runs
+        page.evaluate("name => window.__mzb.arm(name)", card)
+        cpu0 = server.snapshot()
+        act(i)
+        res = page.evaluate("() => window.__mzb.pending")
+        ok = settle(page, reruns, before_runs)
+        page.wait_for_timeout(20)            # the server finishes sending after script_finished
+        moves.cpu.append(server.snapshot() - cpu0)
+        moves.reruns += reruns.finished - before_runs
+        moves.fragment_runs += reruns.fragment_runs - before_frag
+        after = (res.get("after") or {}).get("value")
+        if res.get("timeout") or res.get("tInput") is None or not ok:
+            moves.failures.append(f"move {i}: no change seen ({res.get('before')} -> {after})")
+            continue
+        if after != expected(i):
+            moves.failures.append(f"move {i}: expected {expected(i)}, saw {after}")
+        moves.dom_ms.append(res["tDom"] - res["tInput"])
+        moves.frame_ms.append(res["tFrame"] - res["tInput"])
+
+
+def run_drags(page, server, reruns, n) -> Moves:
+    moves = Moves("drag (mouse)")
+    page.locator('.rk-item[data-id="d2"]').scroll_into_view_if_needed()
+    measure(page, server, reruns, moves, n, "RR",
+            act=lambda i: drag_badge(page, "d2", 1 if i % 2 == 0 else 2),
+            expected=lambda i: "1.00" if i % 2 == 0 else "0.50")
+    return moves
+
+
+def run_keys(page, server, reruns, n) -> Moves:
+    moves = Moves("keyboard Alt+Up/Down")
+    row = page.locator('.rk-item[data-id="d2"]')
+    row.focus()
+
+    def act(i: int) -> None:
+        if not row.evaluate("el => el === el.getRootNode().activeElement"):
+            row.focus()
+        page.keyboard.press("Alt+ArrowUp" if i % 2 == 0 else "Alt+ArrowDown")
+
+    measure(page, server, reruns, moves, n, "RR", act=act,
+            expected=lambda i: "1.00" if i % 2 == 0 else "0.50")
+    return moves
+
+
+def run_slider(page, server, reruns, n) -> Moves:
+    moves = Moves("k slider (keys)")
+    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    thumb.focus()
+
+    def act(i: int) -> None:
+        page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+
+    measure(page, server, reruns, moves, n, "recall", act=act,
+            expected=lambda i: "1.00" if i % 2 == 0 else "0.50")
+    return moves
+
+
+def quiesce(server: Server, page, max_s: float = 8.0) -> None:
+    """Wait for the tail of earlier work (page loads, closed sessions) to end: two 0.5 s
+    windows in a row with at most one clock tick of server CPU."""
+    quiet, deadline = 0, time.monotonic() + max_s
+    while quiet < 2 and time.monotonic() < deadline:
+        cpu0 = server.cpu_s()
+        page.wait_for_timeout(500)
+        quiet = quiet + 1 if server.cpu_s() - cpu0 <= 1.5 / CLK_TCK else 0
+
+
+def idle_cpu(server: Server, page, seconds: float) -> Cpu:
+    """Server CPU over ``seconds`` with the page open and nothing happening."""
+    cpu0 = server.snapshot()
+    page.wait_for_timeout(seconds * 1000)
+    return server.snapshot() - cpu0
+
+
+# ------------------------------------------------------------------------------ report
+@dataclass
+class Result:
+    """Everything measured on one server."""
+
+    label: str
+    cold_s: float = float("nan")
+    healthy_s: float = float("nan")
+    warm_s: list[float] = field(default_factory=list)
+    warm_cpu_s: list[float] = field(default_factory=list)   # server CPU per warm page load
+    idle: Cpu = Cpu(0.0, 0.0, 0.0, 0.0)        # no interaction, before + after the moves
+    idle_parts: tuple[float, float] = (float("nan"), float("nan"))
+    reload_s: list[float] = field(default_factory=list)      # reload, browser cache warm
+    reload_cpu_s: list[float] = field(default_factory=list)
+    moves: list[Moves] = field(default_factory=list)
+
+    def drag_cpu_ms(self, batch: int, part: str = "foreground") -> float:
+        return self.moves[0].cpu_ms(self.idle, batch, part)[0]
+
+    def drag_ms(self, p: float) -> float:
+        return pct(self.moves[0].frame_ms, p)
+
+
+def fmt(x: float, unit: str = "") -> str:
+    return "n/a" if x != x else f"{x:.0f}{unit}" if abs(x) >= 10 else f"{x:.1f}{unit}"
+
+
+def verdict(value: float, target: float) -> str:
+    return "n/a" if value != value else ("MET" if value <= target else "MISSED")
+
+
+def print_result(r: Result, batch: int) -> None:
+    warm = (f"median {statistics.median(r.warm_s):.2f} s (min {min(r.warm_s):.2f}, "
+            f"max {max(r.warm_s):.2f}, n={len(r.warm_s)})" if r.warm_s else "n/a")
+    print(f"\n== {r.label}")
+    print(f"  cold start, launch -> first metric card painted: {r.cold_s:.2f} s "
+          f"(server healthy at {r.healthy_s:.2f} s)")
+    print(f"  warm page load -> painted (fresh browser context): {warm}")
+    if r.warm_cpu_s:
+        print(f"  server CPU per warm page load (whole page run + static files): "
+              f"median {1000 * statistics.median(r.warm_cpu_s):.0f} ms")
+    if r.reload_s:
+        print(f"  reload, browser cache warm: painted median {statistics.median(r.reload_s):.2f} s,"
+              f" server CPU median {1000 * statistics.median(r.reload_cpu_s):.0f} ms (n="
+              f"{len(r.reload_s)})")
+    print(f"  idle server CPU with the page open: {1000 * r.idle.rate('total'):.1f} ms/s "
+          f"(before the moves {1000 * r.idle_parts[0]:.1f}, after {1000 * r.idle_parts[1]:.1f})"
+          f", of which background threads {1000 * r.idle.rate('background'):.1f}, event loop "
+          f"{1000 * r.idle.rate('loop'):.1f}")
+    print(f"  {'':22} {'':3} {'latency':^33}   {'server CPU per move, ms':^46}")
+    print(f"  {'interaction':22} {'n':>3} {'p50':>7} {'p95':>7} {'p50 dom':>8} {'p95 dom':>8} "
+          f"| {'median':>6} {'mean':>5} {'/rerun':>6} {'loop':>5} {'script':>6} {'all-idle':>8}"
+          f" {'bg/s':>5} | reruns")
+    for m in r.moves:
+        med, mean, per_rerun = m.cpu_ms(r.idle, batch)
+        loop = m.mean_ms(r.idle, "loop")
+        print(f"  {m.name:22} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50), ' ms'):>7} "
+              f"{fmt(pct(m.frame_ms, 95), ' ms'):>7} {fmt(pct(m.dom_ms, 50), ' ms'):>8} "
+              f"{fmt(pct(m.dom_ms, 95), ' ms'):>8} | {fmt(med):>6} {fmt(mean):>5} "
+              f"{fmt(per_rerun):>6} {fmt(loop):>5} {fmt(mean - loop):>6} "
+              f"{fmt(m.cpu_ms(r.idle, batch, 'total')[0]):>8} "
+              f"{fmt(1000 * m.background_rate()):>5} | {m.reruns} ({m.fragment_runs} fragment)")
+        for f in m.failures[:5]:
+            print(f"    ! {f}")
+
+
+def bench_server(browser, args, label: str, extra: dict[str, str], *, keys: bool) -> Result:
+    """Cold start, warm loads, then one student's session of moves, on a fresh server."""
+    result = Result(label)
+    server = Server(extra)
+    server.start()
+    try:
+        context, _, _, _ = open_lesson(browser, server.url, timeout_s=STARTUP_TIMEOUT_S)
+        result.cold_s = time.monotonic() - server.t_launch
+        result.healthy_s = server.t_healthy - server.t_launch
+        context.close()
+        for _ in range(args.warm):
+            cpu0 = server.cpu_s()
+            context, page, reruns, secs = open_lesson(browser, server.url)
+            settle(page, reruns, 0)                    # the whole page has run
+            page.wait_for_timeout(300)
+            result.warm_cpu_s.append(server.cpu_s() - cpu0)
+            result.warm_s.append(secs)
+            context.close()
+
+        context, page, reruns, _ = open_lesson(browser, server.url)
+        try:
+            settle(page, reruns, 0)
+            for _ in range(args.warm):                 # same student reloads: cached assets
+                page.wait_for_timeout(300)
+                cpu0, t0, runs = server.cpu_s(), time.monotonic(), reruns.finished
+                page.reload(wait_until="commit")
+                page.locator(".mz-metric").first.wait_for(state="visible")
+                result.reload_s.append(time.monotonic() - t0)
+                settle(page, reruns, runs)
+                page.wait_for_timeout(300)
+                result.reload_cpu_s.append(server.cpu_s() - cpu0)
+            page.evaluate(PAGE_JS)
+            page.locator('.rk-item[data-id="d2"]').wait_for(state="visible")
+            quiesce(server, page)
+            server.mark_background()
+            idle_a = idle_cpu(server, page, args.idle)
+            result.moves.append(run_drags(page, server, reruns, args.drags))
+            if keys:
+                result.moves.append(run_keys(page, server, reruns, args.keys))
+                result.moves.append(run_slider(page, server, reruns, args.slider))
+            quiesce(server, page, max_s=3.0)
+            idle_b = idle_cpu(server, page, args.idle)
+            result.idle = Cpu(*(a + b for a, b in zip(
+                (idle_a.total, idle_a.loop, idle_a.background, idle_a.wall),
+                (idle_b.total, idle_b.loop, idle_b.background, idle_b.wall), strict=True)))
+            result.idle_parts = (idle_a.rate("total"), idle_b.rate("total"))
+        finally:
+            context.close()
+    finally:
+        server.stop()
+    return result
+
+
+def config_value(section: str, name: str):
+    path = ROOT / ".streamlit" / "config.toml"
+    if not path.exists():
+        return None
+    with path.open("rb") as f:
+        return tomllib.load(f).get(section, {}).get(name)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--small", action="store_true", help="quick: 10 drags, no comparison")
+    ap.add_argument("--drags", type=int, default=30)
+    ap.add_argument("--keys", type=int, default=10)
+    ap.add_argument("--slider", type=int, default=10)
+    ap.add_argument("--warm", type=int, default=3, help="warm page loads per server")
+    ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle CPU measurement")
+    ap.add_argument("--batch", type=int, default=5, help="moves per CPU batch")
+    ap.add_argument("--compare", action="append", metavar="KEY=VALUE",
+                    help="also run the drags on a server started with --KEY=VALUE (repeatable; "
+                         "default: runner.postScriptGC flipped from the project's config)")
+    ap.add_argument("--no-compare", action="store_true", help="no comparison server")
+    args = ap.parse_args()
+    if args.small:
+        args.drags, args.keys, args.slider, args.warm, args.idle = 10, 4, 4, 1, 2.0
+        args.no_compare = True
+    args.drags += args.drags % 2                        # pairs: end where we started
+
+    from playwright.sync_api import sync_playwright
+
+    gc_setting = config_value("runner", "postScriptGC")
+    watcher = config_value("server", "fileWatcherType")
+    if args.compare is None:
+        flipped = not (gc_setting if gc_setting is not None else True)  # Streamlit default: on
+        args.compare = [f"runner.postScriptGC={str(flipped).lower()}"]
+    compares = [] if args.no_compare else [tuple(c.split("=", 1)) for c in args.compare]
+
+    load1, load5, _ = os.getloadavg()
+    print(f"bench_live: {os.cpu_count()} CPUs, load average {load1:.2f} (1 min) {load5:.2f} "
+          f"(5 min) at start; Python {sys.version.split()[0]}; {CHROMIUM}")
+    print(f"  .streamlit/config.toml: runner.postScriptGC = {gc_setting}, "
+          f"server.fileWatcherType = {watcher or 'unset (auto)'}")
+    if watcher in (None, "auto", "watchdog", "poll"):
+        print("  (the file watcher costs CPU per new session and when files change: compare "
+              "with --compare server.fileWatcherType=none)")
+    t_all = time.monotonic()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            warmup = browser.new_context(viewport=VIEWPORT)   # Chromium ready, not timed
+            warmup.new_page().goto("about:blank")
+            warmup.close()
+            main_result = bench_server(browser, args, "server as configured", {}, keys=True)
+            others = [bench_server(browser, args, f"compare: --{key}={value}", {key: value},
+                                   keys=False) for key, value in compares]
+        finally:
+            browser.close()
+
+    for r in (main_result, *others):
+        print_result(r, args.batch)
+    print(f"""
+  latency: pointerup / keydown -> the metric's value text changed (dom) and the next
+    animation frame (p50, p95), in the page's clock.
+  server CPU per move: the event loop (main thread) + the script run's thread, idle rate
+    subtracted: median over batches of {args.batch} moves, mean, mean per rerun seen by the
+    browser; loop / script split the mean. all-idle: the whole process minus its whole idle
+    rate (background threads included: the file watcher reacts to any file activity in the
+    project, so this one depends on what else runs on the machine). bg/s: background
+    threads' CPU during the moves, ms per second.""")
+
+    if others:
+        print("\nComparison (as configured vs each)")
+        print(f"  {'server':38} {'cold':>6} {'warm':>6} {'CPU/load':>8} {'CPU/reload':>10} "
+              f"{'idle':>9} {'CPU/drag':>9} {'all-idle':>8} {'p50':>7} {'p95':>7}")
+        for r in (main_result, *others):
+            warm = statistics.median(r.warm_s) if r.warm_s else float("nan")
+            load_cpu = 1000 * statistics.median(r.warm_cpu_s) if r.warm_cpu_s else float("nan")
+            reload_cpu = (1000 * statistics.median(r.reload_cpu_s) if r.reload_cpu_s
+                          else float("nan"))
+            print(f"  {r.label:38} {r.cold_s:>5.2f}s {warm:>5.2f}s {fmt(load_cpu, ' ms'):>8} "
+                  f"{fmt(reload_cpu, ' ms'):>10} {1000 * r.idle.rate('total'):>5.1f}ms/s "
+                  f"{fmt(r.drag_cpu_ms(args.batch), ' ms'):>9} "
+                  f"{fmt(r.drag_cpu_ms(args.batch, 'total'), ' ms'):>8} "
+                  f"{fmt(r.drag_ms(50), ' ms'):>7} {fmt(r.drag_ms(95), ' ms'):>7}")
+
+    cold, p95 = main_result.cold_s, main_result.drag_ms(95)
+    cpu = main_result.drag_cpu_ms(args.batch)
+    print("\nTargets (issue 3), server as configured")
+    for name, value, target, ok in [
+        ("cold start -> first painted lesson", f"{cold:.2f} s", f"<= {TARGET_COLD_S:.0f} s",
+         verdict(cold, TARGET_COLD_S)),
+        ("drag -> updated number, p95", fmt(p95, " ms"), f"<= {TARGET_P95_MS:.0f} ms",
+         verdict(p95, TARGET_P95_MS)),
+        ("server CPU per drag, median", fmt(cpu, " ms"), f"<= {TARGET_CPU_MS:.0f} ms",
+         verdict(cpu, TARGET_CPU_MS)),
+    ]:
+        print(f"  {name:38} {value:>9}   {target:>9}   {ok}")
+    failures = sum(len(m.failures) for r in (main_result, *others) for m in r.moves)
+    load1, load5, _ = os.getloadavg()
+    print(f"\n{failures} failed moves; load average {load1:.2f} (1 min) at the end; "
+          f"total {time.monotonic() - t_all:.0f} s")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
