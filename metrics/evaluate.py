@@ -89,23 +89,32 @@ def _columns(data, value_column: str, what: str) -> _Columns:
     raise MetricError(f"bad_{what}", type=type(data).__name__)
 
 
-def _codes(values, index: pd.Index) -> np.ndarray:
-    """Position of each value in ``index`` (-1 when absent), hashing each distinct value once."""
-    if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
-        lookup = index.get_indexer(values.cat.categories.astype(str))
-        codes = values.cat.codes.to_numpy()
-        return np.where(codes >= 0, lookup[codes], -1)
-    codes, uniques = pd.factorize(values)
-    lookup = index.get_indexer(pd.Index(uniques).astype(str))
-    return lookup[codes]
-
-
 def _factorize(values) -> tuple[np.ndarray, pd.Index]:
+    """Integer codes and the distinct values as strings (free for a categorical column)."""
     if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
-        return values.cat.codes.to_numpy().astype(np.int64), pd.Index(
-            values.cat.categories.astype(str))
+        return values.cat.codes.to_numpy(), pd.Index(values.cat.categories.astype(str))
     codes, uniques = pd.factorize(values)
-    return codes.astype(np.int64), pd.Index(uniques).astype(str)
+    return codes, pd.Index(uniques).astype(str)
+
+
+def _positions(values, index: pd.Index) -> np.ndarray:
+    """Position of each value in ``index`` (-1 when absent). Arrow-backed strings are looked up
+    by pyarrow's hash join without converting millions of ids to Python objects."""
+    arrow = getattr(getattr(values, "array", None), "_pa_array", None)
+    if arrow is not None and len(index):
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        found = pc.index_in(arrow, value_set=pa.array(index.to_numpy(dtype=object),
+                                                       type=arrow.type))
+        return pc.fill_null(found, -1).to_numpy()
+    codes, uniques = _factorize(values)
+    return index.get_indexer(uniques)[codes] if len(codes) else codes
+
+
+def _take(column, rows: np.ndarray):
+    """Rows of a pandas Series or a numpy array, by position."""
+    return column.iloc[rows].to_numpy() if hasattr(column, "iloc") else column[rows]
 
 
 def _group_ranks(groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -127,75 +136,128 @@ def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.exp2(positive) - 1.0
 
 
+def _is_ranked(queries: np.ndarray, scores: np.ndarray) -> bool:
+    """Are the rows grouped by query with scores non-increasing? TREC runs are nearly always
+    written that way; then the file order is the rank order and nothing needs sorting."""
+    if len(queries) < 2:
+        return True
+    same_query = queries[1:] == queries[:-1]
+    block_queries = np.append(queries[np.flatnonzero(~same_query)], queries[-1])
+    return (len(np.unique(block_queries)) == len(block_queries)
+            and not np.any((scores[1:] > scores[:-1]) & same_query))
+
+
 class _Prepared:
-    """A run joined to its judgments and sorted once; the measures are sums over its rows."""
+    """A run in rank order, joined to its judgments.
+
+    Every measure here depends only on the ranked rows with a positive grade (hits, first hit,
+    gains) and on how many rows each query has, so only those few rows are ranked and kept:
+    a row's rank is its position in its query's block, corrected for ties (trec_eval puts equal
+    scores in document id order, descending).
+    """
 
     def __init__(self, run, qrels) -> None:
         judged = _columns(qrels, "grade", "qrels")
         grades = check_grade_array(judged.value)
         qids, qindex = _factorize(judged.query)
         names = qindex.tolist()
-        order = sorted(range(len(names)), key=lambda i: _natural_key(names[i]))
-        self.query_ids = qindex[order]
-        remap = np.empty(len(order), np.int64)
-        remap[order] = np.arange(len(order))
-        self.n = len(order)
+        natural = sorted(range(len(names)), key=lambda i: _natural_key(names[i]))
+        self.query_ids = qindex[natural]
+        remap = np.empty(len(natural), np.int64)
+        remap[natural] = np.arange(len(natural))
+        self.n = len(natural)
         self.qrels_q = remap[qids] if len(qids) else qids
         self.qrels_g = grades
+        judged_docs, doc_index = _factorize(judged.doc)
+        width = max(len(doc_index), 1)
+        qrels_keys = self.qrels_q * width + judged_docs
+        key_order = np.argsort(qrels_keys, kind="stable")
+        qrels_keys, key_grades = qrels_keys[key_order], grades[key_order]
+        if len(qrels_keys) and np.any(qrels_keys[1:] == qrels_keys[:-1]):
+            raise MetricError("duplicate_judgment")
 
         ranked = _columns(run, "score", "run")
         scores = ranked.value
         if np.isnan(scores).any():
             raise MetricError("nan_score")
-        run_q, run_index = _factorize(ranked.query)
+        raw_q, run_index = _factorize(ranked.query)
         lookup = self.query_ids.get_indexer(run_index)
-        run_q = lookup[run_q] if len(run_q) else run_q
         self.unjudged_queries = sorted(run_index[lookup < 0], key=_natural_key)
-        keep = run_q >= 0
-        doc_codes, doc_index = _factorize(ranked.doc)
-        run_q, doc_codes, scores = run_q[keep], doc_codes[keep], scores[keep]
+        run_doc = _positions(ranked.doc, doc_index)     # -1: a document nobody judged
+        docs = ranked.doc
 
-        # Judged grade of each run row: look (query, doc) up in the sorted judgment keys.
-        width = max(len(doc_index), 1)
-        qrels_doc = _codes(judged.doc, doc_index)
-        on_run = qrels_doc >= 0
-        qrels_keys = self.qrels_q[on_run] * width + qrels_doc[on_run]
-        key_order = np.argsort(qrels_keys, kind="stable")
-        qrels_keys, key_grades = qrels_keys[key_order], grades[on_run][key_order]
-        if len(qrels_keys) and np.any(qrels_keys[1:] == qrels_keys[:-1]):
-            raise MetricError("duplicate_judgment")
-        run_keys = run_q * width + doc_codes
-        pos = np.searchsorted(qrels_keys, run_keys)
-        pos_clipped = np.minimum(pos, max(len(qrels_keys) - 1, 0))
-        found = (pos < len(qrels_keys)) & (qrels_keys[pos_clipped] == run_keys) if len(
-            qrels_keys) else np.zeros(len(run_keys), bool)
-        run_g = np.where(found, key_grades[pos_clipped] if len(qrels_keys) else 0, 0)
-
-        # Rank: score descending, then doc id descending (trec_eval's tie-break).
-        order = np.lexsort((-scores, run_q))
-        sorted_q, sorted_s = run_q[order], scores[order]
-        tied = (sorted_q[1:] == sorted_q[:-1]) & (sorted_s[1:] == sorted_s[:-1])
-        self.tied_pairs = int(tied.sum())
-        if self.tied_pairs:
-            in_tie = np.zeros(len(order), bool)
-            in_tie[1:] |= tied
-            in_tie[:-1] |= tied
-            tied_docs = np.unique(doc_codes[order[in_tie]])
-            names = np.asarray(doc_index[tied_docs], dtype=str)
-            doc_rank = np.zeros(len(doc_index), np.int64)
-            doc_rank[tied_docs[np.argsort(names, kind="stable")]] = np.arange(1, len(names) + 1)
-            order = np.lexsort((-doc_rank[doc_codes], -scores, run_q))
+        # Put rows in rank order (usually they already are) and drop duplicate documents.
         self.duplicates_dropped = 0
-        if not getattr(run, "attrs", {}).get("unique_pairs", False) and len(order):
-            first = ~pd.Series(run_keys[order]).duplicated().to_numpy()
-            self.duplicates_dropped = int((~first).sum())
-            if self.duplicates_dropped:
+        checked = getattr(run, "attrs", {}).get("unique_pairs") == len(scores)
+        if not (_is_ranked(raw_q, scores) and checked):
+            order = np.lexsort((-scores, raw_q))
+            if not checked and len(order):
+                doc_codes, _ = _factorize(docs)
+                pairs = raw_q[order] * (int(doc_codes.max()) + 1) + doc_codes[order]
+                first = ~pd.Series(pairs).duplicated().to_numpy()
+                self.duplicates_dropped = int((~first).sum())
                 order = order[first]
-        self.q = run_q[order]
-        self.g = run_g[order]
-        self.rank, self._first = _group_ranks(self.q)
-        self.retrieved = np.bincount(self.q, minlength=self.n)
+            raw_q, scores, run_doc = raw_q[order], scores[order], run_doc[order]
+            docs = _take(docs, order)
+
+        # Blocks of one query, and the (few) runs of equal scores inside them.
+        n_rows = len(raw_q)
+        block_start = np.flatnonzero(raw_q[1:] != raw_q[:-1]) + 1
+        block_start = np.concatenate(([0], block_start)) if n_rows else block_start
+        continues_tie = np.flatnonzero((scores[1:] == scores[:-1]) & (raw_q[1:] == raw_q[:-1])) + 1
+        self.tied_pairs = len(continues_tie)
+        split = np.flatnonzero(np.diff(continues_tie) != 1) + 1
+        tie_lo = continues_tie[np.concatenate(([0], split))] - 1 if len(continues_tie) else split
+        tie_hi = continues_tie[np.append(split - 1, len(continues_tie) - 1)] + 1 if len(
+            continues_tie) else split
+        block_q = lookup[raw_q[block_start]] if len(block_start) else block_start
+        sizes = np.diff(np.append(block_start, n_rows))
+        self.retrieved = np.bincount(block_q[block_q >= 0], weights=sizes[block_q >= 0],
+                                     minlength=self.n).astype(np.int64)
+
+        # The judged rows: their query, grade and rank.
+        rows = np.flatnonzero(run_doc >= 0)
+        row_q = lookup[raw_q[rows]]
+        keys = row_q * width + run_doc[rows]
+        pos = np.minimum(np.searchsorted(qrels_keys, keys), max(len(qrels_keys) - 1, 0))
+        hit = (row_q >= 0) & (qrels_keys[pos] == keys) if len(qrels_keys) else row_q < -1
+        rows, row_q, row_g = rows[hit], row_q[hit], key_grades[pos[hit]]
+        positive = row_g > 0
+        rows, row_q, row_g = rows[positive], row_q[positive], row_g[positive]
+        block = block_start[np.searchsorted(block_start, rows, side="right") - 1]
+        rank = rows - block + 1
+        group = np.searchsorted(tie_lo, rows, side="right") - 1
+        tied = np.flatnonzero((group >= 0) & (rows < tie_hi[np.maximum(group, 0)])) if len(
+            tie_lo) else group[:0]
+        if len(tied):
+            lo, hi = tie_lo[group[tied]], tie_hi[group[tied]]
+            rank[tied] = lo - block[tied] + 1 + self._ahead_in_tie(docs, rows[tied], lo, hi)
+        order = np.lexsort((rank, row_q))
+        self.q, self.g, self.rank = row_q[order], row_g[order], rank[order]
+        _, self._first = _group_ranks(self.q)
         self._cache: dict = {}
+
+    @staticmethod
+    def _ahead_in_tie(docs, rows, lo, hi) -> np.ndarray:
+        """For each row, how many rows of its tie group [lo, hi) have a larger document id."""
+        groups, where = np.unique(lo, return_index=True)
+        spans = hi[where] - groups
+        members = np.repeat(groups, spans) + (np.arange(spans.sum())
+                                              - np.repeat(np.cumsum(spans) - spans, spans))
+        names = np.asarray(_take(docs, members), dtype=str)
+        member_group = np.repeat(np.arange(len(groups)), spans)
+        row_group = np.searchsorted(groups, lo)
+        row_name = names[np.searchsorted(members, rows)]
+        # count members of the same group whose name is greater: sort (group, name)
+        key_order = np.lexsort((names, member_group))
+        sorted_group, sorted_names = member_group[key_order], names[key_order]
+        ahead = np.empty(len(rows), np.int64)
+        group_end = np.searchsorted(sorted_group, row_group, side="right")
+        for i, (g_end, name, g) in enumerate(zip(group_end, row_name, row_group, strict=True)):
+            g_start = np.searchsorted(sorted_group, g, side="left")
+            ahead[i] = g_end - (g_start + np.searchsorted(sorted_names[g_start:g_end], name,
+                                                         side="right"))
+        return ahead
 
     # --- building blocks -------------------------------------------------------------------
     def num_rel(self, rel: int) -> np.ndarray:

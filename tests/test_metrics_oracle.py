@@ -137,3 +137,26 @@ def test_batch_and_single_ranking_agree_on_variants(generated):
         ranking = _ranked(run.get(q, {}))
         for spec in specs:
             assert math.isclose(row[spec.text], spec(ranking, qrels[q]), abs_tol=TOL), (q, spec)
+
+
+def test_run_files_in_rank_order_take_the_fast_path_and_agree(generated, tmp_path):
+    """A TREC file already in rank order (the usual case) is not re-sorted; its ties, written in
+    any document order, still rank by document id descending, as trec_eval does."""
+    run, qrels = generated
+    rng = random.Random(5)
+    lines = []
+    for qid, scores in run.items():
+        docs = list(scores)
+        rng.shuffle(docs)                                  # ties in arbitrary order
+        docs.sort(key=lambda d: -scores[d])                # stable: grouped, score descending
+        lines += [f"{qid} Q0 {d} {i} {scores[d]!r} sys" for i, d in enumerate(docs, 1)]
+    qrel_lines = [f"{q} 0 {d} {g}" for q, judged in qrels.items() for d, g in judged.items()]
+    (tmp_path / "run.trec").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "qrels.trec").write_text("\n".join(qrel_lines) + "\n", encoding="utf-8")
+    names = [m for m, _ in PAIRS] + VARIANTS
+    from_files = metrics.evaluate(metrics.read_run(tmp_path / "run.trec"),
+                                  metrics.read_qrels(tmp_path / "qrels.trec"), names)
+    from_dicts = metrics.evaluate(run, qrels, names)
+    assert from_files.attrs["duplicates_dropped"] == 0
+    assert from_files.index.tolist() == from_dicts.index.tolist()
+    assert (from_files.to_numpy() - from_dicts.to_numpy()).__abs__().max() <= TOL
