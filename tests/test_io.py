@@ -417,3 +417,12 @@ def test_round_trip_trec(entries, sep, newline):
                         for i, (q, d, s) in enumerate(entries)) + newline
     frame = read_run(text.encode())
     assert rows(frame) == [(q, d, s) for q, d, s in entries]
+
+
+def test_trec_query_id_that_looks_like_json():
+    assert rows(read_run("[1 Q0 d 1 1 t\n{2 Q0 d 1 1 t\n")) == [("[1", "d", 1.0), ("{2", "d", 1.0)]
+
+
+def test_text_stream_with_a_wrong_encoding():
+    stream = io.TextIOWrapper(io.BytesIO(b"q Q0 d 1 1 t\nq Q0 \xff 2 1 t\n"), encoding="utf-8")
+    assert error(read_run, stream).key == "not_utf8"
