@@ -1,41 +1,50 @@
 """Lesson 2 live: cold start, drag -> updated number in Chromium, server CPU per drag.
 
-    python bench/bench_live.py              # full run (~1.5-2 min)
-    python bench/bench_live.py --small      # quick check: fewer moves, no GC comparison
+    python bench/bench_live.py              # ~2 min: as configured + postScriptGC flipped
+    python bench/bench_live.py --small      # quick check (~35 s): fewer moves, no comparison
+    python bench/bench_live.py --compare server.fileWatcherType=none   # other comparisons
 
-Starts ``streamlit run app.py`` itself on a free port (headless; otherwise the project's own
-``.streamlit/config.toml``, exactly as ``make run``), drives ``/recall-precision?lang=en`` in
-Debian's Chromium with Playwright, stops the server. Targets (issue 3): cold start to first
+Starts ``streamlit run app.py`` itself on a free port (headless, 127.0.0.1; otherwise the
+project's own ``.streamlit/config.toml``, as ``make run``), drives ``/recall-precision?lang=en``
+in Debian's Chromium with Playwright, stops the server. Targets (issue 3): cold start to first
 painted lesson <= 5 s, drag -> updated number p95 <= 300 ms (one user), server CPU per drag
-<= 20 ms (median).
+<= 20 ms (median). Exits 1 if a move did not produce the expected number.
 
 What is measured, and how:
 
 * Cold start: from launching ``streamlit run`` to the first ``.mz-metric`` card visible in an
   already-running Chromium (health endpoint polled every 25 ms, then the page is opened).
   Warm: ``goto`` to the first visible card on the running server, in a fresh browser context
-  each time (a new student: new session, empty browser cache).
+  each time (a new student: new session, empty browser cache), with the server CPU each load
+  costs (the whole page's script run plus ~4.6 MB of static files gzipped on the fly); and
+  reloads of one page (browser cache warm: the server's cost of a new session alone).
 * Drag latency: real mouse drags (down / move in steps / up) of the rank badge of ``d2``, the
   first relevant document, between rank 2 and rank 1, so RR alternates 0.50 <-> 1.00. In the
   page, a capture-phase listener stamps the ``pointerup`` (``event.timeStamp``) and a
   MutationObserver stamps the moment the RR card's value text changes (``dom``) and the next
-  animation frame after it (``frame``: the number is painted in that frame). Both clocks are
-  the page's ``performance`` clock. Every result is checked against the expected value.
-  Keyboard (Alt+ArrowUp/Down on the focused row) and the k slider (ArrowRight/Left on its
-  thumb, watching the recall card: recall@3 0.50 <-> recall@4 1.00) are measured the same way
-  from ``keydown``; Streamlit's slider commits its value after a debounce, which is included.
-* Server CPU: utime + stime of the server process from ``/proc/<pid>/stat`` (psutil is not
-  in the venv) read before and after each move, once the browser has received the rerun's
-  ``script_finished`` message (websocket frames are decoded with Streamlit's own protobufs,
-  which also counts the reruns). The server's idle CPU rate is measured first with the page
-  open and no interaction, and subtracted (rate x wall time). The kernel reports CPU time in
-  clock ticks (10 ms here), so per-move values are summed in consecutive batches of
-  ``--batch`` moves: the table gives the median over batches (per move) and the mean over all.
-* GC comparison: a second server started with ``--runner.postScriptGC`` set opposite to the
-  project's config runs the same drags (skipped with ``--small`` or ``--no-compare``).
+  animation frame after it (reported p50 / p95: the number is painted in that frame). Both
+  clocks are the page's ``performance`` clock. Every result is checked against the expected
+  value. Keyboard (Alt+ArrowUp/Down on the focused row) and the k slider (ArrowRight/Left on
+  its thumb, watching the recall card: recall@3 0.50 <-> recall@4 1.00) are measured the same
+  way from ``keydown``.
+* Server CPU: utime + stime from ``/proc/<pid>/stat`` (psutil is not in the venv) and from
+  ``/proc/<pid>/task/<tid>/stat`` per thread, read before each move and after the browser has
+  received the rerun's ``script_finished`` message (websocket frames are decoded with
+  Streamlit's own protobufs, which also counts the reruns). Threads alive when the page is
+  quiet (file watcher, thread pools) are "background"; the main thread is the event loop
+  (websocket, HTTP, sessions); each script run gets a new ScriptRunner thread, so the rest is
+  the script. CPU per move = process - background threads, minus the same quantity's idle
+  rate (measured with the page open and nothing happening, before and after the moves) times
+  the move's wall time. The whole-process figure minus the whole idle rate is printed too
+  ("all-idle"): Streamlit's default file watcher reacts to any file activity in the project
+  directory, which on a shared machine comes and goes. The kernel counts in clock ticks
+  (10 ms), so moves are summed in batches of ``--batch``: the median is over batches.
+* Comparison: the same cold start, loads and drags on a server started with
+  ``--runner.postScriptGC`` set opposite to the project's config (or ``--compare KEY=VALUE``,
+  repeatable; ``--no-compare`` skips it).
 
 The browser, this script and the server share the machine's cores: numbers are end to end on
-one box. Trust ratios and repeat runs on a shared, noisy machine.
+one box. Trust ratios and repeat runs on a shared, noisy machine (the load average is printed).
 """
 
 from __future__ import annotations
@@ -68,6 +77,9 @@ TARGET_P95_MS = 300.0
 TARGET_CPU_MS = 20.0
 STARTUP_TIMEOUT_S = 60.0
 CHANGE_TIMEOUT_MS = 5000
+WARMUP_HTML = ("<body style='font-family:sans-serif'><h1>Mizan</h1><p>recall@3 = 0.50 "
+               "\u0645\u064a\u0632\u0627\u0646</p><svg width='9' height='9'><rect width='5' "
+               "height='5'/></svg></body>")
 PAUSE_S = 0.2           # between moves: a student does not drag 10 times a second
 
 # In the page: stamp the input event, then watch a metric card until its value text changes.
@@ -244,6 +256,8 @@ class Reruns:
         self._msg = ForwardMsg
         self.finished = 0
         self.fragment_runs = 0
+        self.t_session = float("nan")    # time.monotonic() of the first new_session message
+        self.t_finished = float("nan")   # ... and of the first script_finished
         page.on("websocket", self._attach)
 
     def _attach(self, ws) -> None:
@@ -257,7 +271,12 @@ class Reruns:
             msg.ParseFromString(payload)
         except Exception:   # not ours to judge: just do not count it
             return
-        if msg.WhichOneof("type") == "script_finished":
+        kind = msg.WhichOneof("type")
+        if kind == "new_session" and self.t_session != self.t_session:
+            self.t_session = time.monotonic()
+        if kind == "script_finished":
+            if not self.finished:
+                self.t_finished = time.monotonic()
             self.finished += 1
             if msg.script_finished == self._msg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
                 self.fragment_runs += 1
@@ -271,6 +290,7 @@ class Moves:
     dom_ms: list[float] = field(default_factory=list)
     frame_ms: list[float] = field(default_factory=list)
     cpu: list[Cpu] = field(default_factory=list)
+    browser_ms: list[float] = field(default_factory=list)   # Chromium main thread per move
     reruns: int = 0
     fragment_runs: int = 0
     failures: list[str] = field(default_factory=list)
@@ -346,16 +366,25 @@ def drag_badge(page, doc: str, target_rank: int) -> None:
 def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: str,
             act, expected) -> None:
     """``n`` moves: ``act(i)`` performs move i, ``expected(i)`` is the card's value after it."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def browser_task_s() -> float:
+        """Chromium's main-thread task time for this page so far (layout, script, paint)."""
+        metrics = cdp.send("Performance.getMetrics")["metrics"]
+        return next((m["value"] for m in metrics if m["name"] == "TaskDuration"), float("nan"))
+
     for i in range(n):
         time.sleep(PAUSE_S)
         before_runs, before_frag = reruns.finished, reruns.fragment_runs
         page.evaluate("name => window.__mzb.arm(name)", card)
-        cpu0 = server.snapshot()
+        cpu0, task0 = server.snapshot(), browser_task_s()
         act(i)
         res = page.evaluate("() => window.__mzb.pending")
         ok = settle(page, reruns, before_runs)
         page.wait_for_timeout(20)            # the server finishes sending after script_finished
         moves.cpu.append(server.snapshot() - cpu0)
+        moves.browser_ms.append(1000 * (browser_task_s() - task0))
         moves.reruns += reruns.finished - before_runs
         moves.fragment_runs += reruns.fragment_runs - before_frag
         after = (res.get("after") or {}).get("value")
@@ -430,6 +459,9 @@ class Result:
     label: str
     cold_s: float = float("nan")
     healthy_s: float = float("nan")
+    cold_session_s: float = float("nan")     # browser's session open (new_session received)
+    cold_finished_s: float = float("nan")    # first whole-page script run finished
+    cold_cpu_s: float = float("nan")         # server CPU from launch to that point
     warm_s: list[float] = field(default_factory=list)
     warm_cpu_s: list[float] = field(default_factory=list)   # server CPU per warm page load
     idle: Cpu = Cpu(0.0, 0.0, 0.0, 0.0)        # no interaction, before + after the moves
@@ -457,8 +489,10 @@ def print_result(r: Result, batch: int) -> None:
     warm = (f"median {statistics.median(r.warm_s):.2f} s (min {min(r.warm_s):.2f}, "
             f"max {max(r.warm_s):.2f}, n={len(r.warm_s)})" if r.warm_s else "n/a")
     print(f"\n== {r.label}")
-    print(f"  cold start, launch -> first metric card painted: {r.cold_s:.2f} s "
-          f"(server healthy at {r.healthy_s:.2f} s)")
+    print(f"  cold start, launch -> first metric card painted: {r.cold_s:.2f} s (server "
+          f"healthy at {r.healthy_s:.2f} s, browser session open at {r.cold_session_s:.2f} s, "
+          f"first page run finished at {r.cold_finished_s:.2f} s; server CPU by then "
+          f"{r.cold_cpu_s:.2f} s)")
     print(f"  warm page load -> painted (fresh browser context): {warm}")
     if r.warm_cpu_s:
         print(f"  server CPU per warm page load (whole page run + static files): "
@@ -471,16 +505,17 @@ def print_result(r: Result, batch: int) -> None:
           f"(before the moves {1000 * r.idle_parts[0]:.1f}, after {1000 * r.idle_parts[1]:.1f})"
           f", of which background threads {1000 * r.idle.rate('background'):.1f}, event loop "
           f"{1000 * r.idle.rate('loop'):.1f}")
-    print(f"  {'':22} {'':3} {'latency':^33}   {'server CPU per move, ms':^46}")
-    print(f"  {'interaction':22} {'n':>3} {'p50':>7} {'p95':>7} {'p50 dom':>8} {'p95 dom':>8} "
-          f"| {'median':>6} {'mean':>5} {'/rerun':>6} {'loop':>5} {'script':>6} {'all-idle':>8}"
-          f" {'bg/s':>5} | reruns")
+    print(f"  {'':22} {'':3} {'latency, ms':^39}   {'server CPU per move, ms':^46}")
+    print(f"  {'interaction':22} {'n':>3} {'p50':>5} {'p95':>5} {'p50 dom':>7} {'p95 dom':>7} "
+          f"{'browser':>7} | {'median':>6} {'mean':>5} {'/rerun':>6} {'loop':>5} {'script':>6} "
+          f"{'all-idle':>8} {'bg/s':>5} | reruns")
     for m in r.moves:
         med, mean, per_rerun = m.cpu_ms(r.idle, batch)
         loop = m.mean_ms(r.idle, "loop")
-        print(f"  {m.name:22} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50), ' ms'):>7} "
-              f"{fmt(pct(m.frame_ms, 95), ' ms'):>7} {fmt(pct(m.dom_ms, 50), ' ms'):>8} "
-              f"{fmt(pct(m.dom_ms, 95), ' ms'):>8} | {fmt(med):>6} {fmt(mean):>5} "
+        print(f"  {m.name:22} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
+              f"{fmt(pct(m.frame_ms, 95)):>5} {fmt(pct(m.dom_ms, 50)):>7} "
+              f"{fmt(pct(m.dom_ms, 95)):>7} {fmt(pct(m.browser_ms, 50)):>7} | {fmt(med):>6} "
+              f"{fmt(mean):>5} "
               f"{fmt(per_rerun):>6} {fmt(loop):>5} {fmt(mean - loop):>6} "
               f"{fmt(m.cpu_ms(r.idle, batch, 'total')[0]):>8} "
               f"{fmt(1000 * m.background_rate()):>5} | {m.reruns} ({m.fragment_runs} fragment)")
@@ -488,17 +523,22 @@ def print_result(r: Result, batch: int) -> None:
             print(f"    ! {f}")
 
 
-def bench_server(browser, args, label: str, extra: dict[str, str], *, keys: bool) -> Result:
+def bench_server(browser, args, label: str, extra: dict[str, str], *, keys: bool,
+                 drags: int, warm: int) -> Result:
     """Cold start, warm loads, then one student's session of moves, on a fresh server."""
     result = Result(label)
     server = Server(extra)
-    server.start()
     try:
-        context, _, _, _ = open_lesson(browser, server.url, timeout_s=STARTUP_TIMEOUT_S)
+        server.start()
+        context, page, reruns, _ = open_lesson(browser, server.url, timeout_s=STARTUP_TIMEOUT_S)
         result.cold_s = time.monotonic() - server.t_launch
         result.healthy_s = server.t_healthy - server.t_launch
+        settle(page, reruns, 0, timeout_s=STARTUP_TIMEOUT_S)
+        result.cold_session_s = reruns.t_session - server.t_launch
+        result.cold_finished_s = reruns.t_finished - server.t_launch
+        result.cold_cpu_s = server.cpu_s()
         context.close()
-        for _ in range(args.warm):
+        for _ in range(warm):
             cpu0 = server.cpu_s()
             context, page, reruns, secs = open_lesson(browser, server.url)
             settle(page, reruns, 0)                    # the whole page has run
@@ -510,7 +550,7 @@ def bench_server(browser, args, label: str, extra: dict[str, str], *, keys: bool
         context, page, reruns, _ = open_lesson(browser, server.url)
         try:
             settle(page, reruns, 0)
-            for _ in range(args.warm):                 # same student reloads: cached assets
+            for _ in range(warm):                      # same student reloads: cached assets
                 page.wait_for_timeout(300)
                 cpu0, t0, runs = server.cpu_s(), time.monotonic(), reruns.finished
                 page.reload(wait_until="commit")
@@ -524,7 +564,7 @@ def bench_server(browser, args, label: str, extra: dict[str, str], *, keys: bool
             quiesce(server, page)
             server.mark_background()
             idle_a = idle_cpu(server, page, args.idle)
-            result.moves.append(run_drags(page, server, reruns, args.drags))
+            result.moves.append(run_drags(page, server, reruns, drags))
             if keys:
                 result.moves.append(run_keys(page, server, reruns, args.keys))
                 result.moves.append(run_slider(page, server, reruns, args.slider))
@@ -562,10 +602,14 @@ def main() -> int:
                     help="also run the drags on a server started with --KEY=VALUE (repeatable; "
                          "default: runner.postScriptGC flipped from the project's config)")
     ap.add_argument("--no-compare", action="store_true", help="no comparison server")
-    args = ap.parse_args()
+    ap.add_argument("--compare-drags", type=int, default=20, help="drags per comparison server")
+    args, unknown = ap.parse_known_args()       # run_all.py passes every argument to every bench
+    if unknown:
+        print(f"bench_live: ignoring {' '.join(unknown)}")
     if args.small:
         args.drags, args.keys, args.slider, args.warm, args.idle = 10, 4, 4, 1, 2.0
         args.no_compare = True
+    args.compare_drags += args.compare_drags % 2
     args.drags += args.drags % 2                        # pairs: end where we started
 
     from playwright.sync_api import sync_playwright
@@ -589,12 +633,16 @@ def main() -> int:
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            warmup = browser.new_context(viewport=VIEWPORT)   # Chromium ready, not timed
-            warmup.new_page().goto("about:blank")
+            # Chromium ready, not timed: a real student's browser has already started its
+            # renderer and font system (Latin and Arabic text, SVG) before opening the lesson.
+            warmup = browser.new_context(viewport=VIEWPORT)
+            warmup.new_page().set_content(WARMUP_HTML)
             warmup.close()
-            main_result = bench_server(browser, args, "server as configured", {}, keys=True)
+            main_result = bench_server(browser, args, "server as configured", {}, keys=True,
+                                       drags=args.drags, warm=args.warm)
             others = [bench_server(browser, args, f"compare: --{key}={value}", {key: value},
-                                   keys=False) for key, value in compares]
+                                   keys=False, drags=args.compare_drags,
+                                   warm=min(args.warm, 2)) for key, value in compares]
         finally:
             browser.close()
 
@@ -602,7 +650,8 @@ def main() -> int:
         print_result(r, args.batch)
     print(f"""
   latency: pointerup / keydown -> the metric's value text changed (dom) and the next
-    animation frame (p50, p95), in the page's clock.
+    animation frame (p50, p95), in the page's clock. browser: median Chromium main-thread
+    task time per move (CDP TaskDuration: the drag itself, the rerun's rendering, the chart).
   server CPU per move: the event loop (main thread) + the script run's thread, idle rate
     subtracted: median over batches of {args.batch} moves, mean, mean per rerun seen by the
     browser; loop / script split the mean. all-idle: the whole process minus its whole idle
