@@ -101,7 +101,6 @@ MISTAKES: Mapping[str, Mapping[str, Callable]] = {
         "ap_divided_by_k": lambda r, q, k: _ap_sum(r, q, k) / k,
         "ap_first_hit_only": lambda r, q, k: (rank.reciprocal_rank(r, q, k)
                                               if rank.relevant_ranks(r, q, k) else None),
-        "ap_divided_by_min_k_R": lambda r, q, k: rank.average_precision(r, q, k, "min_k_R"),
     },
 }
 

@@ -38,10 +38,13 @@ def card(entry: catalog.Entry) -> None:
 
 
 def cards(entries: list[catalog.Entry]) -> None:
-    columns = st.columns(2) if not layout.is_presenting() else st.columns(3)
-    for i, entry in enumerate(entries):
-        with columns[i % len(columns)]:
-            card(entry)
+    # Row by row, so that on a phone (columns stack) the lessons still come in order.
+    per_row = 3 if layout.is_presenting() else 2
+    for start in range(0, len(entries), per_row):
+        row = st.columns(per_row)
+        for column, entry in zip(row, entries[start : start + per_row], strict=False):
+            with column:
+                card(entry)
 
 
 layout.lesson_header(content)

@@ -1,0 +1,417 @@
+"""Lesson 3: MRR, AP and comparing two systems on the seed's five questions.
+
+Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
+``lessons.shared``. The interactive, the counter-example and the exercise are fragments, so a drag
+reruns only the part it belongs to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import streamlit as st
+
+from lessons.mrr import logic
+from lessons.shared import layout, state
+from lessons.shared.answers import parse_number
+from lessons.shared.i18n import Markup, direction, fill, fmt_num, load_content, strings
+from lessons.shared.quiz import quiz
+from lessons.shared.ranking_editor import ranking_editor
+
+FOLDER = "mrr"
+RUN_PARAM = {"vector": "v", "hybrid": "h"}
+
+
+def _runs_field(default: logic.Runs, *, golden: bool = False) -> state.Field:
+    return state.Field(default, lambda raw: logic.parse_runs(raw, golden=golden),
+                       logic.encode_runs)
+
+
+FIELDS = {
+    "q": state.choice_field(logic.SEED_QUESTION, logic.QUESTIONS),
+    "g": _runs_field(logic.SEED_GOLDEN, golden=True),
+    "v": _runs_field(logic.SEED_RUNS["vector"]),
+    "h": _runs_field(logic.SEED_RUNS["hybrid"]),
+    "k": state.int_field(logic.SEED_K, lo=1, hi=len(logic.POOL)),
+    "n": state.choice_field("R", logic.NORMS),
+    "m": state.choice_field("rr", logic.COMPARE_ON),
+    "s": state.choice_field("vector", logic.SYSTEMS),
+}
+COUNTER_FIELDS = {
+    "cq": state.choice_field("q3", logic.COUNTER_QUESTIONS),
+    "cb": state.Field(logic.COUNTER_B, logic.parse_counter, logic.encode_runs),
+}
+EXERCISE_FIELDS = {
+    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
+    "exm": state.choice_field("any", ("any", *logic.EXERCISE_KINDS)),
+}
+
+c = load_content(FOLDER)
+labels = c["try_it"]["labels"]
+
+
+def num(x: float | None, decimals: int = 2) -> Markup:
+    """A number for lesson Markdown (digits are localized when the text is rendered)."""
+    return Markup("—" if x is None else fmt_num(x, decimals, digits="latn"))
+
+
+def p_value(p: float | None, *, relation: bool = False) -> Markup:
+    """``0.431`` (or ``= 0.431`` with ``relation``, to follow a "p" in the text); ``< 0.001``."""
+    if p is None:
+        return Markup("—")
+    if p < 0.001:
+        return Markup("< 0.001")
+    return Markup(("= " if relation else "") + fmt_num(p, 3, digits="latn"))
+
+
+def code(docs) -> Markup:
+    """Doc ids from the pool (validated, never user text) as inline code."""
+    return Markup(f"`{' '.join(docs)}`" if docs else "—")
+
+
+def code_set(docs) -> Markup:
+    return Markup(f"`{{{', '.join(docs)}}}`")
+
+
+def scenario(s: state.UrlState) -> logic.Scenario:
+    return logic.Scenario(golden=s["g"], vector=s["v"], hybrid=s["h"], k=s["k"], norm=s["n"],
+                          on=s["m"])
+
+
+def _sync(key: str, docs) -> None:
+    """Give a keyed multi-select widget the current documents (only when they differ)."""
+    if key not in st.session_state or set(st.session_state[key] or ()) != set(docs):
+        st.session_state[key] = list(docs)
+
+
+def _set_golden(s: state.UrlState, qi: int, key: str) -> None:
+    chosen = [d for d in st.session_state.get(key) or () if d in logic.POOL]
+    if not chosen:
+        st.session_state["mrr-flash"] = "golden_empty"
+        st.session_state[key] = list(s["g"][qi])
+        return
+    s.set(g=logic.replace(s["g"], qi, logic.golden_set(chosen)))
+
+
+def _set_returned(s: state.UrlState, system: str, qi: int, key: str) -> None:
+    param = RUN_PARAM[system]
+    chosen = [d for d in st.session_state.get(key) or () if d in logic.POOL]
+    if not chosen:
+        st.session_state["mrr-flash"] = "returned_empty"
+        st.session_state[key] = list(s[param][qi])
+        return
+    s.set(**{param: logic.replace(s[param], qi, logic.edit_returned(s[param][qi], chosen))})
+
+
+def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None) -> dict:
+    return {"question": labels["question"], "delta_axis": axis or labels["delta_axis"],
+            "better": labels["better"], "same": labels["same"], "worse": labels["worse"],
+            "a": a, "b": b}
+
+
+@st.fragment
+@layout.friendly_errors("mrr.try_it")
+def interactive() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    st.button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:", key="mrr-reset")
+
+    # --- one question: the golden set and both rankings --------------------------------------
+    layout.markdown(f"### {labels['one_question']}")
+    q = st.segmented_control(layout.label(labels["question"]), logic.QUESTIONS, required=True,
+                             default=s["q"], key=s.key("q"))
+    s.set(q=q or s["q"])
+    qi = logic.QUESTIONS.index(s["q"])
+    gkey = s.key(f"g{qi}")
+    _sync(gkey, s["g"][qi])
+    st.pills(layout.label(fill(labels["golden"], {"q": Markup(s["q"])})), logic.POOL,
+             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey),
+             help=labels["golden_help"])
+    flash = st.session_state.pop("mrr-flash", None)
+    if flash:
+        st.warning(layout.label(labels[flash]))
+
+    golden = s["g"][qi]
+    slots = {}
+    rk_labels = strings("ranking")
+    for col, system in zip(layout.columns_for(2), logic.SYSTEMS, strict=True):
+        with col, st.container(key=f"mrr-col-{system}"):
+            param = RUN_PARAM[system]
+            layout.markdown(f"#### `{system}`")
+            ranking = s[param][qi]
+            items = [{"id": d, "rel": int(d in golden)} for d in ranking]
+            edited = ranking_editor(items, key=f"mrr-{system}", labels=rk_labels, mode="binary",
+                                    direction=direction(), editable_relevance=False)
+            new = tuple(item["id"] for item in edited)
+            if new != ranking:
+                s.set(**{param: logic.replace(s[param], qi, new)})
+            key = s.key(f"{param}{qi}")
+            _sync(key, s[param][qi])
+            st.multiselect(layout.label(fill(labels["returned"], {"system": Markup(system)})),
+                           logic.POOL, key=key, on_change=_set_returned,
+                           args=(s, system, qi, key))
+            slots[system] = st.container()
+
+    k = st.slider(layout.label(labels["k"]), 1, len(logic.POOL), value=s["k"], key=s.key("k"))
+    s.set(k=k)
+    shown = {n: layout.label(labels[f"norm_{n}"]) for n in logic.NORMS}   # formatted this run
+    norm = st.radio(layout.label(labels["norm"]), logic.NORMS, index=logic.NORMS.index(s["n"]),
+                    format_func=shown.__getitem__, key=s.key("n"))
+    s.set(n=norm)
+
+    sc = scenario(s)
+    rows = logic.question_rows(sc)
+    row = rows[qi]
+    for system, slot in slots.items():
+        with slot:
+            layout.metric_row([(logic.measure_label(m, sc.k), fmt_num(row.values[system, m], 2))
+                               for m in logic.MEAN_ORDER])
+
+    # --- AP step by step -----------------------------------------------------------------------
+    layout.markdown(f"#### {labels['ap_heading']}", {"q": Markup(s["q"])})
+    system = st.segmented_control(layout.label(labels["ap_system"]), logic.SYSTEMS, required=True,
+                                  default=s["s"], key=s.key("s"))
+    s.set(s=system or s["s"])
+    work = logic.ap_work(row.rankings[s["s"]], golden, sc.k, sc.norm)
+    lines = [labels["ap_explain"], "",
+             f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} | "
+             f"{labels['precision_here']} |", "|---|---|---|---|"]
+    for step in work.steps:
+        if step.precision is not None:
+            here = f"{step.hits}/{step.rank} = {fmt_num(step.precision, 2, digits='latn')}"
+        elif step.relevant and not step.counted:
+            here = labels["below_k"]
+        else:
+            here = "—"
+        mark = f"**{labels['relevant']}**" if step.relevant else labels["not_relevant"]
+        lines.append(f"| {step.rank} | `{step.doc}` | {mark} | {here} |")
+    lines += ["", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
+    if work.missed:
+        lines += ["", labels["missed"]]
+    with st.container(key="mrr-ap-steps"):
+        layout.markdown("\n".join(lines), {"k": sc.k, **work.denominators,
+                                           "docs": code(work.missed)})
+
+    # --- all five questions ---------------------------------------------------------------------
+    avg = logic.means(sc, rows)
+    means = [f"### {labels['all_questions']}", "", f"**{labels['means']}**", "",
+             "| | " + " | ".join(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER) + " |",
+             "|---|" + "---|" * len(logic.MEAN_ORDER)]
+    means += [f"| `{system}` | " + " | ".join(f"**{fmt_num(avg[system][m], 2, digits='latn')}**"
+                                            for m in logic.MEAN_ORDER) + " |"
+              for system in logic.SYSTEMS]
+    with st.container(key="mrr-means"):
+        layout.markdown("\n".join(means))
+
+    on = st.segmented_control(layout.label(labels["compare_on"]), logic.COMPARE_ON,
+                              required=True, default=s["m"], key=s.key("m"),
+                              format_func=lambda m: logic.measure_label(m, sc.k))
+    s.set(m=on or s["m"])
+    sc = dataclasses.replace(sc, on=s["m"])
+    res = logic.comparison(sc)
+    cmp = res.cmp
+    measure = Markup(logic.measure_label(sc.on, sc.k))
+    regs = res.regressions
+    with st.container(key="mrr-callout"):
+        tally = fill(labels["tally"], {"wins": cmp.wins, "ties": cmp.ties, "losses": cmp.losses,
+                                       "n": len(res.deltas), "measure": measure})
+        if regs:
+            text = [fill(labels["regression"], {"q": Markup(d.question), "measure": measure,
+                                                "a": num(d.a), "b": num(d.b),
+                                                "delta": Markup(logic.signed(d.delta))})
+                    for d in regs]
+            if cmp.mean_delta > 0:
+                text.append(labels["mean_up_but"])
+            st.error(layout.label("\n\n".join([*text, tally])), icon=":material/trending_down:")
+        else:
+            st.success(layout.label(fill(labels["no_regression"], {"measure": measure})
+                                    + "\n\n" + tally), icon=":material/check_circle:")
+
+    verdicts = {"win": f"▲ {labels['better']}", "tie": f"= {labels['same']}",
+                "loss": f"**▼ {labels['worse']}**"}
+    table = [f"#### {labels['table_heading']}", "",
+             f"**{measure}** · `Δ = {labels['delta_axis']}`", "",
+             f"|  | `vector` | `hybrid` | {labels['delta']} | "
+             f"{labels['verdict']} |", "|---|---|---|---|---|"]
+    table += [f"| {d.question} | {fmt_num(d.a, 2, digits='latn')} | "
+              f"{fmt_num(d.b, 2, digits='latn')} | {logic.signed(d.delta)} | "
+              f"{verdicts[d.outcome]} |" for d in res.deltas]
+    with st.container(key="mrr-table"):
+        layout.markdown("\n".join(table))
+    st.vega_lite_chart(logic.deltas_chart(res, _chart_labels()), width="stretch")
+    paired_tests(res)
+
+    with st.expander(layout.label(labels["glance"])):
+        glance = [f"| {labels['question']} | {labels['golden_short']} | `vector` | `hybrid` |",
+                  "|---|---|---|---|"]
+        glance += [f"| {r.question} | {code_set(r.golden)} | {code(r.rankings['vector'])} | "
+                   f"{code(r.rankings['hybrid'])} |" for r in rows]
+        layout.markdown("\n".join(glance))
+
+
+def paired_tests(res: logic.Compared) -> None:
+    words, test = logic.test_words(res), c["try_it"]["test"]
+    with st.container(key="mrr-tests"):
+        layout.markdown(f"{labels['chart_caption']}\n\n#### {labels['test_heading']}")
+        layout.metric_row([
+            (labels["p_t"], p_value(words["p_t"])),
+            (fill(labels["p_rand"], {"patterns": words["patterns"]}), p_value(words["p_rand"])),
+            (labels["mean_delta"], Markup(logic.signed(words["mean_delta"]))),
+        ])
+        parts = [test["what"]]
+        if words["p_t"] is None:
+            parts.append(test["no_t"])
+        parts.append(test["p_is"])
+        parts.append(test["rare"] if words["p"] < 0.05 else test["not_rare"])
+        zero = test["interval_zero"] if words["ci_has_zero"] else test["interval_no_zero"]
+        parts.append(f"{test['interval']} {zero}")
+        parts.append(test["five"])
+        layout.markdown("\n\n".join(parts), {
+            "mean_delta": Markup(logic.signed(words["mean_delta"])),
+            "p": p_value(words["p"], relation=True),
+            "in_100": words["in_100"], "low": Markup(logic.signed(words["ci_low"])),
+            "high": Markup(logic.signed(words["ci_high"])), "n": words["n"],
+            "patterns": words["patterns"]})
+
+
+# --- the counter-example (myth: a higher mean is better for most users) ------------------------
+
+
+@st.fragment
+@layout.friendly_errors("mrr.counter")
+def counter_example() -> None:
+    s = state.url_state(FOLDER + "_counter", COUNTER_FIELDS)
+    cc = c["myths"]["counter"]
+    with st.container(border=True, key="mrr-counter"):
+        layout.markdown(f"#### {cc['heading']}")
+        layout.markdown(cc["body"])
+        q = st.segmented_control(layout.label(cc["question"]), logic.COUNTER_QUESTIONS,
+                                 required=True, default=s["cq"], key=s.key("cq"))
+        s.set(cq=q or s["cq"])
+        qi = logic.COUNTER_QUESTIONS.index(s["cq"])
+        golden = logic.COUNTER_GOLDEN[qi]
+        a_rank = logic.COUNTER_A[qi]
+        layout.markdown(cc["relevant"], {"doc": code(golden)})
+        layout.markdown(cc["a_returns"], {
+            "ranking": code(a_rank), "rr": num(logic.value("rr", a_rank, golden, 4))})
+        layout.markdown(f"**{cc['b_returns']}**")
+        items = [{"id": d, "rel": int(d in golden)} for d in s["cb"][qi]]
+        edited = ranking_editor(items, key="mrr-counter-b", labels=strings("ranking"),
+                                mode="binary", direction=direction(), editable_relevance=False)
+        new = tuple(item["id"] for item in edited)
+        if new != s["cb"][qi]:
+            s.set(cb=logic.replace(s["cb"], qi, new))
+        res = logic.counter_comparison(s["cb"])
+        cmp, n = res.cmp, len(res.deltas)
+        layout.metric_row([(cc["mean_a"], fmt_num(cmp.mean_a, 2)),
+                           (cc["mean_b"], fmt_num(cmp.mean_b, 2)),
+                           (cc["worse_count"], f"{fmt_num(cmp.losses)} / {fmt_num(n)}")])
+        verdict = logic.counter_verdict(res)
+        text = layout.label(fill(cc[f"verdict_{verdict}"], {"losses": cmp.losses, "n": n}))
+        {"hidden": st.warning, "higher": st.info, "clean": st.success,
+         "lower": st.info}[verdict](text)
+        st.vega_lite_chart(logic.deltas_chart(res, _chart_labels("A", "B", "B − A")),
+                           width="stretch")
+        st.button(cc["reset"], on_click=s.reset, icon=":material/restart_alt:",
+                  key="mrr-counter-reset")
+
+
+# --- the exercise ------------------------------------------------------------------------------
+
+
+def _new_exercise(s: state.UrlState) -> None:
+    s.set(ex=random.randrange(logic.MAX_SEED))
+
+
+@st.fragment
+@layout.friendly_errors("mrr.exercise")
+def exercise() -> None:
+    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
+    words = c["exercise"]["labels"]
+    options = ("any", *logic.EXERCISE_KINDS)
+    cols = st.columns([2, 1], vertical_alignment="bottom")
+    shown = {o: layout.label(words[o]) for o in options}                    # formatted this run
+    chosen = cols[0].selectbox(layout.label(words["kind"]), options,
+                               index=options.index(s["exm"]),
+                               format_func=shown.__getitem__, key=s.key("exm"))
+    if s.set(exm=chosen):
+        _new_exercise(s)
+    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
+                   key="mrr-ex-new", width="stretch")
+    ex = logic.exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
+    values = _exercise_values(ex)
+    if ex.kind == "ap":
+        yes = f"**{labels['relevant']}**"
+        table = "\n".join(
+            [f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} |",
+             "|---|---|---|"]
+            + [f"| {i} | `{d}` | {yes if d in ex.relevant else '—'} |"
+               for i, d in enumerate(ex.ranking, start=1)])
+        missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
+        layout.markdown(
+            f"**{words['returned']}:**\n\n{table}\n\n"
+            + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n"
+               if missed else "")
+            + f"**{c['exercise']['question_ap']}**")
+    else:
+        table = "\n".join(
+            [f"| {words['question']} | {words['ranking']} | {words['relevant_set']} |",
+             "|---|---|---|"]
+            + [f"| q{i} | {code(r)} | {code_set(logic.golden_set(g))} |"
+               for i, (r, g) in enumerate(zip(ex.rankings, ex.relevant, strict=True), start=1)])
+        layout.markdown(f"{table}\n\n**{c['exercise']['question_mrr']}**", values)
+
+    key = f"mrr-ex-{ex.seed}-{ex.kind}"
+    with st.form(key + "-form", border=False):
+        st.text_input(words["answer"], key=key + "-typed", placeholder=words["answer_placeholder"])
+        if st.form_submit_button(words["check"]):
+            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
+    typed = st.session_state.get(key + "-checked")
+    if typed is not None:
+        value = parse_number(typed)
+        verdict = "not_a_number" if value is None else ex.check(value)
+        text = fill(c["exercise"]["feedback"][verdict], values)
+        show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
+        show(layout.label(text))
+    solution = (words["solution_ap"] if ex.kind == "ap" and values["ranks"] != words["none"]
+                else words["solution_ap_none"] if ex.kind == "ap" else words["solution_mrr"])
+    layout.answer_block(f"mrr-ex-{ex.seed}-{ex.kind}", solution, values,
+                        label=words["solution"])
+
+
+def _exercise_values(ex) -> dict:
+    none = c["exercise"]["labels"]["none"]
+    if ex.kind == "ap":
+        work = ex.work()
+        ranks = [str(st_.rank) for st_ in work.steps if st_.precision is not None]
+        return {"answer": num(ex.answer), "R": work.denominators["R"],
+                "retrieved": work.denominators["retrieved"], "k": ex.k,
+                "ranks": Markup(", ".join(ranks) or none),
+                "terms": Markup(", ".join(work.terms) or none),
+                "sum": Markup(" + ".join(work.terms) or "0"), "n": 1, "rrs": Markup("")}
+    firsts = ex.first_ranks()
+    rrs = [f"1/{r}" if r else "0" for r in firsts]
+    return {"answer": num(ex.answer), "n": len(firsts), "R": 0, "retrieved": 0, "k": 0,
+            "ranks": Markup(", ".join(str(r) if r else none for r in firsts)),
+            "rrs": Markup(", ".join(rrs)), "sum": Markup(" + ".join(rrs)),
+            "terms": Markup("")}
+
+
+# --- the page ----------------------------------------------------------------------------------
+
+layout.lesson_header(c, number=3)
+layout.section(c, "core_idea")
+worked = logic.worked_values()
+layout.section(c, "worked_example", values={
+    name: (p_value(v, relation=True) if name.startswith("p_") else Markup(logic.signed(v))
+           if name.startswith("d_") else num(v))
+    for name, v in worked.items()})
+with layout.section(c, "try_it"):
+    interactive()
+with layout.myths(c):
+    counter_example()
+with layout.section(c, "exercise"):
+    exercise()
+layout.flashcards(c)
+with layout.section(c, "quiz"):
+    quiz(FOLDER)
