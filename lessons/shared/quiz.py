@@ -8,6 +8,8 @@ has a "reveal" that shows the right answer with its explanation.
 
 from __future__ import annotations
 
+import random
+
 import streamlit as st
 
 from lessons.shared import layout
@@ -18,7 +20,10 @@ from lessons.shared.i18n import fmt_num, load_quiz, t
 def _choice(item: dict, key: str) -> None:
     options = item["options"]
     shown = [layout.label(option["text"]) for option in options]  # formatted once, this run
-    picked = st.radio(t("quiz.choose"), range(len(options)), index=None, key=f"{key}-pick",
+    # A fixed shuffle per item: the right option is not always first in the bank.
+    order = list(range(len(options)))
+    random.Random(item["id"]).shuffle(order)
+    picked = st.radio(t("quiz.choose"), order, index=None, key=f"{key}-pick",
                       format_func=shown.__getitem__,
                       label_visibility="collapsed")
     # The verdict stays on screen (other widgets rerun the page) until another option is picked.
