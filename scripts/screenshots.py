@@ -14,6 +14,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+NO_SKELETON_JS = "!document.querySelector('[data-testid=stSkeleton]')"
 HEIGHT_JS = "document.querySelector('[data-testid=stMainBlockContainer]').scrollHeight + 200"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -31,7 +32,8 @@ def shoot(base: str, paths: list[str], out: Path, query: str, widths=(1280, 390)
                     url = f"{base}/{path}?lang={lang}" + (f"&{query}" if query else "")
                     page.goto(url)
                     page.wait_for_selector("[data-testid='stMainBlockContainer']", timeout=30000)
-                    page.wait_for_timeout(2500)
+                    page.wait_for_function(NO_SKELETON_JS)
+                    page.wait_for_timeout(3000)
                     height = page.evaluate(HEIGHT_JS)
                     page.set_viewport_size({"width": width, "height": min(int(height) + 50, 16000)})
                     page.wait_for_timeout(1200)
