@@ -1,0 +1,433 @@
+"""Lesson 5: graded relevance — DCG@k, IDCG@k and nDCG@k on a graded ranking the learner edits.
+
+Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
+``lessons.shared``. The interactive, its step table and the exercise are fragments, so a drag or
+a typed cell reruns only them.
+"""
+
+from __future__ import annotations
+
+import random
+
+import streamlit as st
+
+from lessons.ndcg import logic
+from lessons.shared import bidi, layout, state
+from lessons.shared.answers import parse_number
+from lessons.shared.i18n import direction, fill, fmt_num, load_content, strings
+from lessons.shared.quiz import quiz
+from lessons.shared.ranking_editor import ranking_editor
+
+FOLDER = "ndcg"
+GRADES = range(0, 6)
+
+FIELDS = {
+    "r": state.ranking_field(logic.SEED_RANKING, grades=GRADES, max_items=logic.MAX_DOCS),
+    "x": state.ranking_field((), grades=GRADES, min_items=0, max_items=logic.MAX_DOCS),
+    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
+    "s": state.choice_field("3", logic.SCALES),
+    "g": state.choice_field("lin", tuple(logic.GAINS)),
+    "i": state.choice_field("ret", tuple(logic.IDEALS)),
+    "f": state.int_field(0, lo=0, hi=logic.MAX_FADE),
+}
+EXERCISE_FIELDS = {
+    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
+    "exm": state.choice_field("any", ("any", *logic.GRADED_MEASURES)),
+}
+TYPED = "nd-steps-typed"        # the learner's step-table entries: {(rank, column): text}
+ROUND = "nd-steps-round"        # bumped to clear the table's own edit state
+
+c = load_content(FOLDER)
+labels = c["try_it"]["labels"]
+
+
+def scenario(s: state.UrlState) -> logic.Scenario:
+    return logic.Scenario(ranking=s["r"], unretrieved=s["x"], k=s["k"],
+                          gain=logic.GAINS[s["g"]], ideal=logic.IDEALS[s["i"]])
+
+
+def _repair(s: state.UrlState) -> None:
+    """A link may combine valid fields inconsistently: keep everything, fix the combination."""
+    ids = {d for d, _ in s["r"]}
+    if any(d in ids for d, _ in s["x"]):
+        s.set(x=tuple(item for item in s["x"] if item[0] not in ids))
+    if s["s"] == "3" and any(g > 3 for _, g in (*s["r"], *s["x"])):
+        s.set(s="5")                       # never lose a grade the learner gave
+
+
+# --- callbacks --------------------------------------------------------------------------------
+
+
+def _set_order(s: state.UrlState, how: str) -> None:
+    items = list(s["r"])
+    if how == "ideal":
+        items.sort(key=lambda item: -item[1])            # stable: keeps order within a grade
+    else:
+        random.shuffle(items)
+    s.set(r=tuple(items))
+
+
+def _set_scale(s: state.UrlState, key: str) -> None:
+    scale = st.session_state.get(key, s["s"])
+    if scale not in logic.SCALES:
+        return
+    top = int(scale)
+    s.set(s=scale, r=tuple((d, min(g, top)) for d, g in s["r"]),
+          x=tuple((d, min(g, top)) for d, g in s["x"]))
+
+
+def _add_missed(s: state.UrlState, doc: str | None = None, grade: int | None = None) -> None:
+    typed = doc if doc is not None else st.session_state.get("nd-new-doc", "").strip()
+    grade = grade if grade is not None else st.session_state.get("nd-new-grade", 3)
+    in_ranking = {d for d, _ in s["r"]}
+    missed = {d for d, _ in s["x"]}
+    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > logic.MAX_ID_CHARS
+               else "err_in_ranking" if typed in in_ranking
+               else "err_duplicate" if typed in missed
+               else "err_too_many" if len(missed) >= logic.MAX_DOCS else None)
+    st.session_state["nd-add-problem"] = problem
+    if problem is None:
+        s.set(x=(*s["x"], (typed, min(int(grade), int(s["s"])))))
+        if doc is None:
+            st.session_state["nd-new-doc"] = ""
+
+
+def _retrieve(s: state.UrlState, doc: str) -> None:
+    """Put a judged, unretrieved document at the end of the ranking."""
+    grade = dict(s["x"]).get(doc)
+    if grade is None:
+        return
+    if len(s["r"]) >= logic.MAX_DOCS:
+        st.session_state["nd-add-problem"] = "err_ranking_full"
+        return
+    s.set(r=(*s["r"], (doc, grade)), x=tuple(item for item in s["x"] if item[0] != doc))
+
+
+def _forget(s: state.UrlState, doc: str) -> None:
+    s.set(x=tuple(item for item in s["x"] if item[0] != doc))
+
+
+# --- the interactive ------------------------------------------------------------------------
+
+
+@st.fragment
+@layout.friendly_errors("ndcg.try_it")
+def interactive() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    _repair(s)
+    cols = st.columns(3)
+    cols[0].button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
+                   key="nd-reset", width="stretch")
+    cols[1].button(labels["ideal_order"], on_click=_set_order, args=(s, "ideal"),
+                   icon=":material/vertical_align_top:", key="nd-ideal", width="stretch")
+    cols[2].button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
+                   icon=":material/shuffle:", key="nd-shuffle", width="stretch")
+
+    scale_key = s.key("s")
+    # Labels are formatted here, in this run's language (a format_func reading the language
+    # later, e.g. under AppTest, would format them differently).
+    scales = {v: layout.label(labels["scale_" + v]) for v in logic.SCALES}
+    st.radio(layout.label(labels["scale"]), logic.SCALES, index=logic.SCALES.index(s["s"]),
+             format_func=scales.__getitem__, horizontal=True,
+             key=scale_key, on_change=_set_scale, args=(s, scale_key))
+
+    titles = c["try_it"]["docs"]
+    items = [{"id": d, "rel": g, "title": titles.get(d, "")} for d, g in s["r"]]
+    edited = ranking_editor(items, key="nd-ranking", labels=strings("ranking"), mode="grade",
+                            max_grade=int(s["s"]), direction=direction())
+    s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
+
+    n = len(s["r"])
+    if n > 1:
+        k = st.slider(layout.label(labels["k"]), 1, n, value=min(s["k"], n),
+                      key=f"{s.key('k')}.{n}")
+        s.set(k=k)
+
+    switches = st.columns(2)
+    names, who = c["try_it"]["switches"], c["try_it"]["who"]
+    shown = {f"{kind}_{v}": layout.label(names[f"{kind}_{v}"])
+             for kind, options in (("gain", logic.GAINS), ("ideal", logic.IDEALS)) for v in options}
+    gain = switches[0].radio(
+        layout.label(names["gain"]), tuple(logic.GAINS), index=tuple(logic.GAINS).index(s["g"]),
+        format_func=lambda v: shown["gain_" + v],
+        captions=[layout.label(who["gain_" + v]) for v in logic.GAINS], key=s.key("g"))
+    ideal = switches[1].radio(
+        layout.label(names["ideal"]), tuple(logic.IDEALS),
+        index=tuple(logic.IDEALS).index(s["i"]),
+        format_func=lambda v: shown["ideal_" + v],
+        captions=[layout.label(who["ideal_" + v]) for v in logic.IDEALS], key=s.key("i"))
+    s.set(g=gain, i=ideal)
+
+    sc = scenario(s)
+    t = logic.totals(sc)
+    layout.metric_row([(f"DCG@{t.k}", t.dcg), (f"IDCG@{t.k}", t.idcg), (f"nDCG@{t.k}", t.ndcg)],
+                      decimals=4)
+    f = logic.formulas(sc)
+    rules = c["try_it"]["rules"]
+    source = rules["ideal_" + s["i"]]
+    layout.markdown(
+        f"- **DCG@{t.k}** — {rules['dcg_' + s['g']]}<br>`{f['dcg']}`\n"
+        f"- **IDCG@{t.k}** — {source} `{logic.grades_text(t.ideal_grades)}`<br>`{f['idcg']}`\n"
+        f"- **nDCG@{t.k}** — {rules['ndcg']}<br>`{f['ndcg']}`")
+
+    missed_box(s, sc)
+    charts(sc)
+    why_k(sc)
+    with st.container(key="nd-steps-box"):
+        steps()
+
+
+def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
+    with st.container(border=True, key="nd-missed"):
+        layout.markdown(f"**{labels['missed_heading']}**\n\n{labels['missed_help']}")
+        missed = list(s["x"])
+        if not missed:
+            doc, grade = logic.EXAMPLE_MISSED
+            st.button(layout.label(fill(labels["add_example"], {"id": doc, "grade": grade})),
+                      on_click=_add_missed, args=(s, doc, grade), key="nd-add-example",
+                      icon=":material/playlist_add:")
+        for doc, grade in missed:
+            row = st.columns([3, 2, 2], vertical_alignment="center")
+            with row[0]:
+                layout.markdown(labels["missed_item"], {"id": doc, "grade": grade})
+            row[1].button(labels["retrieve"], on_click=_retrieve, args=(s, doc),
+                          key=f"nd-retrieve-{doc}", icon=":material/login:", width="stretch")
+            row[2].button(labels["forget"], on_click=_forget, args=(s, doc),
+                          key=f"nd-forget-{doc}", icon=":material/delete:", width="stretch")
+        if missed and s["i"] == "ret":
+            st.info(layout.label(labels["missed_ignored"]), icon=":material/visibility_off:")
+        elif logic.missing_in_ideal(sc) and s["i"] == "jud":
+            st.info(layout.label(labels["missed_counted"]), icon=":material/visibility:")
+        with st.expander(layout.label(labels["judge_another"])):
+            cols = st.columns([3, 2], vertical_alignment="bottom")
+            cols[0].text_input(layout.label(labels["new_doc"]), key="nd-new-doc",
+                               max_chars=logic.MAX_ID_CHARS,
+                               placeholder=labels["new_doc_placeholder"])
+            top = int(s["s"])
+            if st.session_state.get("nd-new-grade") not in range(top + 1):
+                st.session_state["nd-new-grade"] = min(3, top)
+            cols[1].selectbox(layout.label(labels["new_grade"]), range(top + 1),
+                              key="nd-new-grade")
+            st.button(labels["add"], on_click=_add_missed, args=(s,), key="nd-add",
+                      icon=":material/add:")
+        problem = st.session_state.pop("nd-add-problem", None)
+        if problem:
+            st.warning(layout.label(labels[problem]))
+
+
+def _chart_labels() -> dict[str, str]:
+    words = c["try_it"]["chart"]
+    return {key: layout.label(text) for key, text in words.items()}
+
+
+def charts(sc: logic.Scenario) -> None:
+    words = _chart_labels()
+    titles = c["try_it"]["chart_titles"]
+    top = layout.columns_for(2)
+    with top[0]:
+        layout.markdown(f"**{titles['discount']}**")
+        st.vega_lite_chart(logic.discount_chart(sc, words), width="stretch")
+    with top[1]:
+        layout.markdown(f"**{titles['gain']}**")
+        st.vega_lite_chart(logic.gain_chart(sc, words), width="stretch")
+    layout.markdown(titles["caption_top"])
+    bottom = layout.columns_for(2)
+    with bottom[0]:
+        layout.markdown(f"**{titles['cumulative']}**")
+        st.vega_lite_chart(logic.cumulative_chart(sc, words), width="stretch")
+    with bottom[1]:
+        layout.markdown(f"**{titles['ndcg']}**")
+        st.vega_lite_chart(logic.ndcg_chart(sc, words), width="stretch")
+
+
+def why_k(sc: logic.Scenario) -> None:
+    why = c["try_it"]["why_k"]
+    rows = logic.by_k(sc)
+    head = "| k | DCG@k | IDCG@k | nDCG@k |\n|---|---|---|---|\n"
+    body = "\n".join(
+        ("| **{}** | **{}** | **{}** | **{}** |" if t.k == sc.depth else "| {} | {} | {} | {} |")
+        .format(t.k, fmt_num(t.dcg, 4), fmt_num(t.idcg, 4), fmt_num(t.ndcg, 4)) for t in rows)
+    first, last = rows[0], rows[-1]
+    layout.markdown(f"**{why['heading']}**\n\n{why['body']}\n\n{head}{body}",
+                    {"dcg_first": logic.tidy(first.dcg), "dcg_last": logic.tidy(last.dcg),
+                     "n": last.k})
+
+
+# --- the step table ----------------------------------------------------------------------------
+
+
+def _merge_edits(key: str, faded: tuple[str, ...]) -> None:
+    """Copy the table's own edit state (positional: row = rank - 1) into our store."""
+    edits = st.session_state.get(key)
+    store = st.session_state.setdefault(TYPED, {})
+    if not isinstance(edits, dict):
+        return
+    for row, cells in (edits.get("edited_rows") or {}).items():
+        try:
+            rank = int(row) + 1
+        except (TypeError, ValueError):
+            continue
+        for column, value in (cells or {}).items():
+            if column in faded:
+                store[(rank, column)] = "" if value is None else str(value)[:40]
+
+
+def _set_fade(s: state.UrlState, level: int) -> None:
+    s.set(f=max(0, min(level, logic.MAX_FADE)))
+
+
+def _clear_steps() -> None:
+    st.session_state[TYPED] = {}
+    st.session_state[ROUND] = st.session_state.get(ROUND, 0) + 1
+
+
+@st.fragment
+@layout.friendly_errors("ndcg.steps")
+def steps() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    sc = scenario(s)
+    words = c["try_it"]["steps"]
+    heads, short = words["columns"], words["short"]
+    level = s["f"]
+    faded = logic.faded_columns(level)
+    key = f"nd-steps-{level}-{st.session_state.get(ROUND, 0)}"
+    _merge_edits(key, faded)
+    typed = st.session_state.setdefault(TYPED, {})
+    rows = logic.step_rows(sc)
+    checks = logic.check_steps(rows, typed, faded, sc.gain)
+
+    layout.markdown(f"**{words['heading']}**\n\n{words['body']}")
+    data: dict[str, list[str]] = {name: [] for name in logic.STEP_TABLE}
+    for row in rows:
+        data["rank"].append(str(row.rank))
+        data["doc"].append(row.doc)
+        data["grade"].append(str(row.grade))
+        for column in (*logic.STEP_COLUMNS, "idcg"):
+            if column in faded:
+                data[column].append(typed.get((row.rank, column), ""))
+            else:
+                data[column].append(logic.num(getattr(row, column),
+                                              None if column == "gain" else 4))
+        data["check"].append(logic.row_mark(checks, row.rank, faded, short))
+    if not faded:
+        # Fully worked: a plain table (an editor with nothing to edit costs ~10 ms a rerun).
+        names = [n for n in data if n != "check"]
+        cell = {n: (bidi.escape_markdown if n == "doc" else str) for n in names}  # ids are typed
+        layout.markdown("\n".join(
+            ["| " + " | ".join(heads[n] for n in names) + " |", "|" + "---|" * len(names)]
+            + ["| " + " | ".join(cell[n](data[n][i]) for n in names) + " |"
+               for i in range(len(rows))]))
+    else:
+        config = {
+            name: st.column_config.TextColumn(heads[name], disabled=name not in faded,
+                                              width=logic.STEP_WIDTHS[name])
+            for name in data
+        }
+        st.data_editor(data, key=key, column_config=config, hide_index=True, num_rows="fixed",
+                       width="stretch")
+
+    hints = words["hints"]
+    wrong = [(cell, check) for cell, check in checks.items() if check.status in
+             ("wrong", "unreadable")]
+    for (rank, column), check in wrong[:3]:
+        row = rows[rank - 1]
+        values = {"rank": rank, "column": short[column], "grade": row.grade,
+                  "typed": typed.get((rank, column), ""), "expected": round(check.expected, 4),
+                  "next": rank + 1, "idcg": round(row.idcg, 4),
+                  "idcg_k": round(rows[-1].idcg, 4), "k": rows[-1].rank}
+        hint = (check.hint if check.status == "wrong" and check.hint else
+                "unreadable" if check.status == "unreadable" else "generic_" + column)
+        st.error(layout.label(fill(hints[hint], values)), icon=":material/close:")
+
+    if level == 0:
+        layout.markdown(words["start"])
+        cols = st.columns(2)
+        cols[0].button(layout.label(fill(words["fade_first"],
+                                         {"column": heads[logic.FADE_ORDER[0]]})),
+                       on_click=_set_fade, args=(s, 1), key="nd-fade-start",
+                       icon=":material/edit:", width="stretch")
+        return
+    cols = st.columns(2)
+    if logic.all_right(checks):
+        if level < logic.MAX_FADE:
+            st.success(layout.label(words["column_done"]), icon=":material/check:")
+            cols[0].button(layout.label(fill(words["fade_next"],
+                                             {"column": heads[logic.FADE_ORDER[level]]})),
+                           on_click=_set_fade, args=(s, level + 1), key="nd-fade-next",
+                           icon=":material/edit:", width="stretch")
+        else:
+            st.success(layout.label(words["all_done"]), icon=":material/celebration:")
+    else:
+        left = sum(check.status != "right" for check in checks.values())
+        layout.markdown(words["to_fill"], {"left": left})
+    cols[1].button(labels["worked_again"], on_click=_set_fade, args=(s, 0),
+                   key="nd-fade-reset", icon=":material/visibility:", width="stretch")
+    if typed:
+        st.button(labels["clear_entries"], on_click=_clear_steps, key="nd-steps-clear",
+                  icon=":material/backspace:")
+
+
+# --- the exercise ------------------------------------------------------------------------------
+
+
+def _new_exercise(s: state.UrlState) -> None:
+    s.set(ex=random.randrange(logic.MAX_SEED))
+
+
+@st.fragment
+@layout.friendly_errors("ndcg.exercise")
+def exercise() -> None:
+    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
+    words = c["exercise"]["labels"]
+    options = ("any", *logic.GRADED_MEASURES)
+    names = {m: layout.label(words["measure_" + m]) for m in options}
+    cols = st.columns([2, 1], vertical_alignment="bottom")
+    chosen = cols[0].selectbox(layout.label(words["measure"]), options,
+                               index=options.index(s["exm"]), format_func=names.__getitem__,
+                               key=s.key("exm"))
+    if s.set(exm=chosen):
+        _new_exercise(s)
+    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
+                   key="nd-ex-new", width="stretch")
+    ex = logic.graded_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
+
+    table = "\n".join(
+        [f"| {labels['rank']} | {labels['document']} | {labels['grade']} |", "|---|---|---|"]
+        + [f"| {i} | `{d}` | {g} |" for i, (d, g) in enumerate(ex.ranking, start=1)])
+    missed = ", ".join(f"`{d}` ({g})" for d, g in ex.unretrieved)
+    layout.markdown(
+        f"**{words['returned']}:**\n\n{table}\n\n"
+        + (f"**{words['judged_missed']}:** {missed}\n\n" if missed else "")
+        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
+
+    key = f"nd-ex-{ex.seed}-{ex.measure}"
+    with st.form(key + "-form", border=False):
+        st.text_input(words["answer"], key=key + "-typed", placeholder=words["answer_placeholder"])
+        if st.form_submit_button(words["check"]):
+            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
+    typed = st.session_state.get(key + "-checked")
+    if typed is not None:
+        feedback(ex, typed)
+    layout.answer_block(key + "-solution", c["exercise"]["solution"], ex.facts(),
+                        label=words["solution"])
+
+
+def feedback(ex: logic.GradedExercise, typed: str) -> None:
+    value = parse_number(typed)
+    verdict = "not_a_number" if value is None else ex.check(value)
+    text = fill(c["exercise"]["feedback"][verdict], ex.facts())
+    show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
+    show(layout.label(text))
+
+
+layout.lesson_header(c, number=5)
+layout.section(c, "core_idea")
+layout.section(c, "worked_example", values=logic.worked_values())
+with layout.section(c, "try_it"):
+    interactive()
+layout.myths(c)
+with layout.section(c, "exercise"):
+    exercise()
+layout.flashcards(c)
+with layout.section(c, "quiz"):
+    quiz(FOLDER)
