@@ -3,47 +3,32 @@ check, progress in the URL, the presenter view, the exercise, the quiz, bad link
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.diagnose import logic
 from lessons.shared import bidi
 from lessons.shared.i18n import load_content
+from tests.apptest_helpers import alert_text as alerts
+from tests.apptest_helpers import open_lesson
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "lessons/diagnose/page.py"
 KEY = {"l": "1-3-56-8-7", "f": "34", "u": "12-12-12-_-1", "x": "retrieval"}
 
 
 def run(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    for key, value in (params or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def text(at: AppTest) -> str:
     return bidi.strip_bidi_controls("\n".join(str(m.value) for m in at.markdown))
 
 
-def alerts(at: AppTest) -> str:
-    return bidi.strip_bidi_controls(
-        "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info]))
 
 
 def pills(at: AppTest, key_prefix: str):
     return next(p for p in at.button_group if p.key.startswith(f"diagnose.{key_prefix}."))
 
-
-@pytest.fixture(autouse=True)
-def _root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

@@ -3,28 +3,20 @@ URL state, bad links, the counter-example, the exercise feedback and the present
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.mrr import logic
 from lessons.shared.i18n import load_content
+from tests.apptest_helpers import alert_text as alerts
+from tests.apptest_helpers import open_lesson
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "lessons/mrr/page.py"
 SEED_H = logic.encode_runs(logic.SEED_RUNS["hybrid"])
 
 
 def run(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in (params or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def text(at: AppTest) -> str:
@@ -40,8 +32,6 @@ def page_text(at: AppTest) -> str:
     return plain(text(at))
 
 
-def alerts(at: AppTest) -> str:
-    return plain("\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info]))
 
 
 def widget(at: AppTest, kind: str, prefix: str):
@@ -52,10 +42,6 @@ def callout(at: AppTest) -> str:
     return plain("\n".join(str(a.value) for a in [*at.error, *at.success]
                            if "hybrid" in str(a.value)))
 
-
-@pytest.fixture(autouse=True)
-def _root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

@@ -3,8 +3,6 @@ step table, URL state, bad and inconsistent links, the exercise, the quiz, the p
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -12,8 +10,9 @@ import metrics
 from lessons.ndcg import logic
 from lessons.shared.i18n import load_content
 from metrics import mistakes
+from tests.apptest_helpers import alert_text as alerts
+from tests.apptest_helpers import open_lesson
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "lessons/ndcg/page.py"
 SEED_FORMULAS = (
     "DCG@5 = 3/log2(2) + 2/log2(3) + 3/log2(4) + 0/log2(5) + 1/log2(6)"
@@ -25,22 +24,13 @@ SEED_FORMULAS = (
 
 
 def run(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    for key, value in (params or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def text(at: AppTest) -> str:
     return "\n".join(str(m.value) for m in at.markdown)
 
 
-def alerts(at: AppTest) -> str:
-    return "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info])
 
 
 def cards(at: AppTest) -> str:
@@ -56,10 +46,6 @@ def ndcg_card(at: AppTest) -> str:
 def by_key(widgets, prefix: str):
     return next(w for w in widgets if w.key and w.key.startswith(prefix))
 
-
-@pytest.fixture(autouse=True)
-def _root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

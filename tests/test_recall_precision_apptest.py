@@ -2,40 +2,26 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.shared.exercises import ranking_exercise
 from lessons.shared.i18n import load_content
+from tests.apptest_helpers import alert_text as alerts
+from tests.apptest_helpers import open_lesson
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "lessons/recall_precision/page.py"
 
 
 def run(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    for key, value in (params or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def text(at: AppTest) -> str:
     return "\n".join(str(m.value) for m in at.markdown)
 
 
-def alerts(at: AppTest) -> str:
-    return "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info])
 
-
-@pytest.fixture(autouse=True)
-def _root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

@@ -3,46 +3,31 @@ state, the presenter view, the exercise, the quiz, bad links."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.shared import bidi
 from lessons.shared.i18n import load_content
 from lessons.two_stages import logic
+from tests.apptest_helpers import alert_text as alerts
+from tests.apptest_helpers import open_lesson
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "lessons/two_stages/page.py"
 
 
 def run(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
-    for key, value in (params or {}).items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def text(at: AppTest) -> str:
     return bidi.strip_bidi_controls("\n".join(str(m.value) for m in at.markdown))
 
 
-def alerts(at: AppTest) -> str:
-    return bidi.strip_bidi_controls(
-        "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info]))
 
 
 def pick_radio(at: AppTest, case_index: int):
     return next(r for r in at.radio if r.key and r.key.startswith(f"two_stages.pick-{case_index}."))
 
-
-@pytest.fixture(autouse=True)
-def _root(monkeypatch):
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

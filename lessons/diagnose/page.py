@@ -15,6 +15,7 @@ from lessons.diagnose import logic
 from lessons.shared import layout, state
 from lessons.shared.answers import parse_number
 from lessons.shared.i18n import Markup, current_lang, fill, fmt_num, load_content
+from lessons.shared.layout import code_list
 from lessons.shared.quiz import quiz
 
 FOLDER = "diagnose"
@@ -43,14 +44,6 @@ FIELDS = {
 EXERCISE_FIELDS = {"ex": state.int_field(1, lo=0, hi=logic.MAX_SEED)}
 
 
-def _ids(ids) -> Markup:
-    """Document or question ids as inline code (they come from the content files)."""
-    return Markup(_sep().join(f"`{d}`" for d in ids) or "—")
-
-
-def _next_icon() -> str:
-    """"Next" points the way the page reads: left in Arabic."""
-    return ":material/arrow_back:" if current_lang() == "ar" else ":material/arrow_forward:"
 
 
 def _sep() -> str:
@@ -117,7 +110,7 @@ def _step_footer(s: state.UrlState, step: int, *, checked: bool, ready: bool = T
                    disabled=not ready)
     if checked and step < len(logic.STEPS):
         cols[1].button(labels["next"], key=f"dg-next-{step}", on_click=_next, args=(s, step),
-                       icon=_next_icon(), width="stretch")
+                       icon=layout.next_icon(), width="stretch")
 
 
 def step1(s: state.UrlState) -> None:
@@ -155,9 +148,9 @@ def _label_feedback(s: state.UrlState, words: dict) -> None:
             continue
         parts = []
         if ch.missing:
-            parts.append(fill(words["missing"], {"ids": _ids(ch.missing)}))
+            parts.append(fill(words["missing"], {"ids": code_list(ch.missing)}))
         for doc in ch.extra:
-            parts.append(fill(words["extra"], {"id": _ids([doc])})
+            parts.append(fill(words["extra"], {"id": code_list([doc])})
                          + (f" ({q.traps[doc]})" if doc in q.traps else ""))
         lines.append(f"- ✗ **{q.id}**: " + "; ".join(parts))
     layout.markdown("\n".join(lines))
@@ -173,7 +166,7 @@ def _rankings_table() -> str:
             f"{labels['golden']} |", "|---|---|---|"]
     for q in SC.questions:
         top = _ranking(q.retrieved[:SC.k], q.golden)
-        rows.append(f"| {q.id} | {top} | {_ids(q.golden)} |")
+        rows.append(f"| {q.id} | {top} | {code_list(q.golden)} |")
     return "\n".join(rows)
 
 
@@ -195,19 +188,19 @@ def _retrieval_feedback(s: state.UrlState, words: dict) -> None:
     check = logic.check_failing(SC, s["f"])
     table = logic.retrieval_table(SC)
     if check.right:
-        st.success(layout.label(fill(words["right"], {"ids": _ids(sorted(table.failing))})))
+        st.success(layout.label(fill(words["right"], {"ids": code_list(sorted(table.failing))})))
     else:
         if check.missed:
-            st.error(layout.label(fill(words["missed"], {"ids": _ids(check.missed)})))
+            st.error(layout.label(fill(words["missed"], {"ids": code_list(check.missed)})))
         if check.extra:
-            st.error(layout.label(fill(words["extra"], {"ids": _ids(check.extra)})))
+            st.error(layout.label(fill(words["extra"], {"ids": code_list(check.extra)})))
     k = table.k
     layout.metric_row([(fill(labels["mean_recall"], {"k": k}), fmt_num(table.mean_recall, 2)),
                        (labels["mrr"], fmt_num(table.mrr, 2))])
     rows = [f"| {labels['question']} | {fill(labels['recall'], {'k': k})} | {labels['rr']} | "
             f"{labels['status']} |", "|---|---|---|---|"]
     for r in table.rows:
-        status = (f"**✗ {fill(words['status_failed'], {'ids': _ids(r.missing)})}**" if r.failed
+        status = (f"**✗ {fill(words['status_failed'], {'ids': code_list(r.missing)})}**" if r.failed
                   else f"✓ {words['status_ok']}")
         name = f"**{r.question}**" if r.failed else r.question
         rows.append(f"| {name} | {fmt_num(r.recall, 2)} | {fmt_num(r.rr, 2)} | {status} |")
@@ -337,10 +330,10 @@ def exercise() -> None:
     ex = logic.retrieval_exercise(s["ex"])
     rows = [f"| {words['question']} | {words['golden']} | {words['top_k']} |", "|---|---|---|"]
     for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True):
-        rows.append(f"| {q} | {_ids(gold)} | {_ranking(ranking)} |")
+        rows.append(f"| {q} | {code_list(gold)} | {_ranking(ranking)} |")
     layout.markdown("\n".join(rows))
     recalls = ex.recalls
-    values = {"answer": round(ex.answer, 2), "ids": _ids(sorted(ex.failing)),
+    values = {"answer": round(ex.answer, 2), "ids": code_list(sorted(ex.failing)),
               "recalls": Markup(" + ".join(fmt_num(r, 2, digits="latn") for r in recalls)),
               "per_question": Markup(", ".join(f"{q} = {fmt_num(r, 2, digits='latn')}"
                                                for q, r in zip(ex.ids, recalls, strict=True)))}
@@ -361,15 +354,11 @@ def exercise() -> None:
         for q, mistake in mistakes:
             facts = ex.facts(q)
             st.error(layout.label(fill(feedback[mistake],
-                                       {**facts, "missing": _ids(facts["missing"])})))
+                                       {**facts, "missing": code_list(facts["missing"])})))
 
     layout.markdown(f"**{c['exercise']['question_mean']}**")
-    with st.form(key + "-form", border=False):
-        st.text_input(words["answer"], key=key + "-typed",
-                      placeholder=words["answer_placeholder"])
-        if st.form_submit_button(words["check"]):
-            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
-    typed = st.session_state.get(key + "-checked")
+    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
+                               words["check"])
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_mean(value)

@@ -362,11 +362,8 @@ def exercise() -> None:
         layout.markdown(f"{table}\n\n**{c['exercise']['question_mrr']}**", values)
 
     key = f"mrr-ex-{ex.seed}-{ex.kind}"
-    with st.form(key + "-form", border=False):
-        st.text_input(words["answer"], key=key + "-typed", placeholder=words["answer_placeholder"])
-        if st.form_submit_button(words["check"]):
-            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
-    typed = st.session_state.get(key + "-checked")
+    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
+                               words["check"])
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check(value)

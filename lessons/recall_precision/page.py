@@ -177,11 +177,8 @@ def exercise() -> None:
         + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
 
     key = f"rp-ex-{ex.seed}-{ex.measure}"
-    with st.form(key + "-form", border=False):
-        st.text_input(words["answer"], key=key + "-typed", placeholder=words["answer_placeholder"])
-        if st.form_submit_button(words["check"]):
-            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
-    typed = st.session_state.get(key + "-checked")
+    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
+                               words["check"])
     if typed is not None:
         feedback(ex, typed)
 

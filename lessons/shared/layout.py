@@ -43,6 +43,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from lessons.shared import bidi
 from lessons.shared.i18n import (
+    Markup,
     current_digits,
     current_lang,
     direction,
@@ -348,3 +349,28 @@ def columns_for(n: int, *, presenting: bool | None = None) -> Sequence[DeltaGene
     """``n`` equal columns (one column in the presenter view, where type is large)."""
     presenting = is_presenting() if presenting is None else presenting
     return [st.container()] * n if presenting else st.columns(n)
+
+
+# --- answers ----------------------------------------------------------------------------------
+
+
+def answer_form(key: str, label: str, placeholder: str, check: str) -> str | None:
+    """A text box with a "check" button (Enter submits too). Returns the text last checked, or
+    None before the first check; the verdict shown under it survives other widgets' reruns.
+    Widget keys: ``<key>-form``, ``<key>-typed``; the checked text lives in ``<key>-checked``."""
+    with st.form(f"{key}-form", border=False):
+        st.text_input(label, key=f"{key}-typed", placeholder=placeholder)
+        if st.form_submit_button(check):
+            st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")
+    return st.session_state.get(f"{key}-checked")
+
+
+def code_list(ids: Iterable[str]) -> Markup:
+    """Ids as inline code joined by the page language's list separator (``،`` in Arabic)."""
+    separator = "، " if current_lang() == "ar" else ", "
+    return Markup(separator.join(f"`{i}`" for i in ids) or "—")
+
+
+def next_icon() -> str:
+    """A "next" icon that points the way the page reads: left in Arabic."""
+    return ":material/arrow_back:" if current_lang() == "ar" else ":material/arrow_forward:"

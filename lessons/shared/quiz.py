@@ -37,13 +37,8 @@ def _choice(item: dict, key: str) -> None:
 
 
 def _numeric(item: dict, key: str) -> None:
-    with st.form(f"{key}-form", border=False):
-        st.text_input(t("quiz.answer"), key=f"{key}-typed",
-                      placeholder=t("quiz.answer_placeholder"))
-        checked = st.form_submit_button(t("quiz.check"))
-    if checked:
-        st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")
-    typed = st.session_state.get(f"{key}-checked")
+    typed = layout.answer_form(key, t("quiz.answer"), t("quiz.answer_placeholder"),
+                               t("quiz.check"))
     if typed is None:
         return
     value = parse_number(typed)

@@ -15,6 +15,7 @@ import streamlit as st
 from lessons.shared import layout, state
 from lessons.shared.answers import parse_number
 from lessons.shared.i18n import Markup, current_lang, fill, fmt_num, load_content
+from lessons.shared.layout import code_list
 from lessons.shared.quiz import quiz
 from lessons.two_stages import logic
 
@@ -33,14 +34,6 @@ FIELDS = {
 EXERCISE_FIELDS = {"ex": state.int_field(1, lo=0, hi=logic.MAX_SEED)}
 
 
-def _ids(ids) -> Markup:
-    """Document ids as inline code (ids come from the content files or the generator)."""
-    return Markup(_sep().join(f"`{d}`" for d in ids) or "—")
-
-
-def _next_icon() -> str:
-    """"Next" points the way the page reads: left in Arabic."""
-    return ":material/arrow_back:" if current_lang() == "ar" else ":material/arrow_forward:"
 
 
 def _sep() -> str:
@@ -93,7 +86,7 @@ def _draw_case(case: logic.Case) -> None:
         f"**{labels['golden']}:** {{{{golden}}}} ({case.golden_note})\n\n"
         f"**{fill(labels['retrieved'], {'k': case.k})}**\n\n{chunks}\n\n"
         f"**{labels['answer']}**\n\n{sentences}",
-        {"golden": _ids(case.golden)})
+        {"golden": code_list(case.golden)})
 
 
 def _verdict(case: logic.Case, picked: str) -> None:
@@ -157,7 +150,7 @@ def sorter() -> None:
             else:
                 _verdict(case, picked)
     cols = st.columns(2)
-    cols[0].button(labels["next"], icon=_next_icon(), key="ts-next",
+    cols[0].button(labels["next"], icon=layout.next_icon(), key="ts-next",
                    on_click=_go_to, args=(s, s["c"] % N_CASES + 1), width="stretch")
     cols[1].button(labels["start_over"], icon=":material/restart_alt:", key="ts-reset",
                    on_click=s.reset, width="stretch")
@@ -189,11 +182,11 @@ def exercise() -> None:
         [f"| {words['sentence']} | {words['supported_by']} |", "|---|---|"]
         + [f"| {fill(words['sentence_n'], {'n': i})} | {f'`{d}`' if d else words['none']} |"
            for i, d in enumerate(ex.supports, start=1)])
-    layout.markdown(f"**{words['golden']}:** {{{{golden}}}}", {"golden": _ids(ex.golden)})
+    layout.markdown(f"**{words['golden']}:** {{{{golden}}}}", {"golden": code_list(ex.golden)})
     left, right = layout.columns_for(2)
     layout.markdown(f"**{words['retrieved']}**\n\n{chunks}", where=left)
     layout.markdown(f"**{words['answer_support']}**\n\n{sentences}", where=right)
-    values = {**facts, "missing": _ids(ex.numbers.missing), "golden": _ids(ex.golden),
+    values = {**facts, "missing": code_list(ex.numbers.missing), "golden": code_list(ex.golden),
               "verdict": verdict_names[ex.verdict]}
 
     key = f"ts-ex-{ex.seed}"
@@ -207,12 +200,8 @@ def exercise() -> None:
             layout.label(fill(feedback[verdict], values)))
 
     layout.markdown(f"**{c['exercise']['question_faithfulness']}**")
-    with st.form(key + "-form", border=False):
-        st.text_input(words["answer"], key=key + "-typed",
-                      placeholder=words["answer_placeholder"])
-        if st.form_submit_button(words["check"]):
-            st.session_state[key + "-checked"] = st.session_state.get(key + "-typed", "")
-    typed = st.session_state.get(key + "-checked")
+    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
+                               words["check"])
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_faithfulness(value)
