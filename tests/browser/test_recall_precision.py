@@ -89,6 +89,10 @@ def test_k_slider_and_reset_show_in_the_widget_at_once(page, app_url):
     expect(page.locator(".rk-item .rk-id")).to_have_text(["d7", "d2", "d9", "d4", "d1"])
     mouse_drag(page, "d9", "d7")       # a drag after the reset keeps the reset
     expect(page.locator(".rk-item .rk-id")).to_have_text(["d9", "d7", "d2", "d4", "d1"])
+    # wait until Python has applied the drag (the URL follows), so the slider is not
+    # re-created under the key press by that rerun
+    expect(page).to_have_url(re.compile(r"r=d9\.0-d7\.0-d2\.1-d4\.1-d1\.0"))
+    expect(formula(page, "RR")).to_have_text("RR = 1 / 3 = 0.33")
     slider = page.get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowRight")
