@@ -3,6 +3,16 @@
     python bench/bench_live.py              # ~2 min: as configured + postScriptGC flipped
     python bench/bench_live.py --small      # quick check (~35 s): fewer moves, no comparison
     python bench/bench_live.py --compare server.fileWatcherType=none   # other comparisons
+    python bench/bench_live.py --lessons all     # ~95 s: issue 4's lessons, one interaction each
+    python bench/bench_live.py --lessons mrr,ndcg --reps 20
+
+``--lessons`` (issue 4): on one server as configured, for each named lesson (``LESSONS``:
+recall-precision, two-stages, mrr, ndcg, diagnose; ``all``) a fresh browser context, then
+``--reps`` repetitions of one interaction that its browser test already drives (alternating, so
+the value changes back and forth; two-stages cycles through its cases), measured exactly like
+the drags below (in-page clock from the input event to the watched text's change + next frame;
+server CPU per interaction from /proc, idle subtracted, median over batches); one table with
+MET / MISSED against p95 <= 300 ms and CPU <= 20 ms. Without ``--lessons``: lesson 2 as before.
 
 Starts ``streamlit run app.py`` itself on a free port (headless, 127.0.0.1; otherwise the
 project's own ``.streamlit/config.toml``, as ``make run``), drives ``/recall-precision?lang=en``
@@ -104,8 +114,18 @@ PAGE_JS = r"""
   };
   window.addEventListener("pointerup", stamp, true);
   window.addEventListener("keydown", stamp, true);
-  b.arm = (name) => {
-    const before = card(name);
+  // Any watched text: a JS expression (evaluated on each mutation) giving a string.
+  b.armExpr = (expr) => {
+    const get = new Function("clean", "return (" + expr + ");");
+    return b.armWith(() => {
+      let v = null;
+      try { v = get(clean); } catch (e) { v = null; }
+      return v === null || v === undefined ? null : {label: "", value: clean(String(v))};
+    });
+  };
+  b.arm = (name) => b.armWith(() => card(name));
+  b.armWith = (read) => {
+    const before = read();
     b.tInput = null;
     b.armed = true;
     b.pending = new Promise((resolve) => {
@@ -118,14 +138,14 @@ PAGE_JS = r"""
         resolve({before, tInput: b.tInput, ...result});
       };
       const obs = new MutationObserver(() => {
-        const now = card(name);
+        const now = read();
         if (now && before && (now.value !== before.value || now.label !== before.label)) {
           const tDom = performance.now();
           requestAnimationFrame(() => finish({after: now, tDom, tFrame: performance.now()}));
         }
       });
       obs.observe(document.body, {subtree: true, childList: true, characterData: true});
-      setTimeout(() => finish({after: card(name), timeout: true}), %TIMEOUT%);
+      setTimeout(() => finish({after: read(), timeout: true}), %TIMEOUT%);
     });
     return before;
   };
@@ -364,8 +384,10 @@ def drag_badge(page, doc: str, target_rank: int) -> None:
 
 
 def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: str,
-            act, expected) -> None:
-    """``n`` moves: ``act(i)`` performs move i, ``expected(i)`` is the card's value after it."""
+            act, expected, *, watch: str | None = None) -> None:
+    """``n`` moves: ``act(i)`` performs move i, ``expected(i)`` is the card's value after it
+    (None: any change will do). ``watch``: a JS expression giving the watched text, instead of
+    the metric card labelled ``card``."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
 
@@ -377,7 +399,10 @@ def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: st
     for i in range(n):
         time.sleep(PAUSE_S)
         before_runs, before_frag = reruns.finished, reruns.fragment_runs
-        page.evaluate("name => window.__mzb.arm(name)", card)
+        if watch is None:
+            page.evaluate("name => window.__mzb.arm(name)", card)
+        else:
+            page.evaluate("expr => window.__mzb.armExpr(expr)", watch)
         cpu0, task0 = server.snapshot(), browser_task_s()
         act(i)
         res = page.evaluate("() => window.__mzb.pending")
@@ -391,7 +416,7 @@ def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: st
         if res.get("timeout") or res.get("tInput") is None or not ok:
             moves.failures.append(f"move {i}: no change seen ({res.get('before')} -> {after})")
             continue
-        if after != expected(i):
+        if expected(i) is not None and after != expected(i):
             moves.failures.append(f"move {i}: expected {expected(i)}, saw {after}")
         moves.dom_ms.append(res["tDom"] - res["tInput"])
         moves.frame_ms.append(res["tFrame"] - res["tInput"])
@@ -432,6 +457,141 @@ def run_slider(page, server, reruns, n) -> Moves:
     measure(page, server, reruns, moves, n, "recall", act=act,
             expected=lambda i: "1.00" if i % 2 == 0 else "0.50")
     return moves
+
+
+# ------------------------------------------------------------------------------ other lessons
+def drag_within(page, scope: str, src: str, dst: str) -> None:
+    """A real mouse drag of ``src``'s rank badge onto ``dst``'s place, inside the ranking
+    widget under ``scope`` (as tests/browser/interact.py and test_mrr.py do)."""
+    row = page.locator(f'{scope} .rk-item[data-id="{src}"]')
+    row.scroll_into_view_if_needed()
+    ids = page.locator(f"{scope} .rk-item").evaluate_all("els => els.map(e => e.dataset.id)")
+    hb = row.locator(".rk-handle").bounding_box()
+    db = page.locator(f'{scope} .rk-item[data-id="{dst}"]').bounding_box()
+    assert hb and db
+    x0, y0 = hb["x"] + hb["width"] / 2, hb["y"] + hb["height"] / 2
+    down = ids.index(src) < ids.index(dst)
+    y1 = db["y"] + db["height"] / 2 + (6 if down else -6)
+    page.mouse.move(x0, y0)
+    page.mouse.down()
+    page.mouse.move(x0, y0 + (3 if down else -3))
+    page.mouse.move(x0, y1, steps=6)
+    page.mouse.up()
+
+
+@dataclass(frozen=True)
+class LessonSpec:
+    """One lesson's representative, repeatable interaction. ``watch`` is a JS expression
+    (``clean`` strips bidi marks) giving the text that must change; None: a metric card
+    (``card``). ``expected(i)``: the watched value after move i (None: any change)."""
+
+    path: str
+    ready: str                  # visible once the page has run
+    interaction: str
+    act: object                 # act(page, i)
+    expected: object            # expected(i) -> str | None
+    watch: str | None = None
+    card: str = ""
+
+
+_MRR_Q5_RR = ("[...document.querySelectorAll('.st-key-mrr-table tr')]"
+              ".map(r => [...r.querySelectorAll('td')].map(td => clean(td.textContent)))"
+              ".find(tds => tds[0] === 'q5')?.[2]")
+LESSONS: dict[str, LessonSpec] = {
+    "recall-precision": LessonSpec(
+        LESSON, '.rk-item[data-id="d2"]', "drag d2 rank 2 <-> 1 (RR)",
+        act=lambda page, i: drag_badge(page, "d2", 1 if i % 2 == 0 else 2),
+        expected=lambda i: "1.00" if i % 2 == 0 else "0.50", card="RR"),
+    "two-stages": LessonSpec(
+        "/two-stages?lang=en", ".st-key-ts-case", "'Next case' (cycles 8 cases)",
+        act=lambda page, i: page.locator(".st-key-ts-next button").click(),
+        expected=lambda i: None,
+        watch="document.querySelector('.st-key-ts-case [data-testid=stMarkdownContainer]')"
+              "?.textContent.slice(0, 120)"),
+    "mrr": LessonSpec(
+        "/mrr?lang=en&q=q5", ".st-key-mrr-callout [data-testid=stAlert]",
+        "drag hybrid d7 <-> d5 (q5 RR)",
+        act=lambda page, i: drag_within(page, ".st-key-mrr-col-hybrid", "d7", "d5"),
+        expected=lambda i: "1.00" if i % 2 == 0 else "0.50", watch=_MRR_Q5_RR),
+    "ndcg": LessonSpec(
+        "/ndcg?lang=en", '.rk-item[data-id="d1"]', "drag d1 <-> d8 (nDCG@5)",
+        act=lambda page, i: drag_within(page, "[data-testid=stMainBlockContainer]", "d1", "d8"),
+        expected=lambda i: "0.9931" if i % 2 == 0 else "0.9724", card="nDCG"),
+    "diagnose": LessonSpec(
+        "/diagnose?lang=en&l=1-34-56-8-7&ck=1", ".st-key-dg-step-1 [data-testid=stAlert]",
+        "step 1: toggle q1's d1 pill (feedback)",
+        act=lambda page, i: page.locator(".st-key-dg-label-q1").get_by_role(
+            "button", name="d1 · Annual leave", exact=True).click(),
+        expected=lambda i: None,
+        watch="document.querySelector('.st-key-dg-step-1 [data-testid=stAlert]')"
+              "?.textContent"),
+}
+
+
+def bench_lessons(browser, args, names: list[str]) -> list[tuple[str, Result]]:
+    """One server (as configured); per lesson a fresh browser context (a new student), page
+    run, idle measured, ``args.reps`` interactions, idle again."""
+    out: list[tuple[str, Result]] = []
+    server = Server({})
+    try:
+        server.start()
+        for name in names:
+            spec = LESSONS[name]
+            result = Result(name)
+            context = browser.new_context(viewport=VIEWPORT)
+            try:
+                page = context.new_page()
+                page.set_default_timeout(STARTUP_TIMEOUT_S * 1000)
+                reruns = Reruns(page)
+                page.goto(server.url + spec.path, wait_until="commit")
+                page.locator(spec.ready).first.wait_for(state="visible")
+                settle(page, reruns, 0, timeout_s=STARTUP_TIMEOUT_S)
+                page.locator(spec.ready).first.scroll_into_view_if_needed()
+                page.evaluate(PAGE_JS)
+                page.wait_for_timeout(500)
+                quiesce(server, page)
+                server.mark_background()
+                idle_a = idle_cpu(server, page, args.idle)
+                moves = Moves(spec.interaction)
+                measure(page, server, reruns, moves, args.reps, spec.card,
+                        act=lambda i, spec=spec, page=page: spec.act(page, i),
+                        expected=spec.expected, watch=spec.watch)
+                result.moves.append(moves)
+                quiesce(server, page, max_s=3.0)
+                idle_b = idle_cpu(server, page, args.idle)
+                result.idle = Cpu(*(a + b for a, b in zip(
+                    (idle_a.total, idle_a.loop, idle_a.background, idle_a.wall),
+                    (idle_b.total, idle_b.loop, idle_b.background, idle_b.wall), strict=True)))
+                result.idle_parts = (idle_a.rate("total"), idle_b.rate("total"))
+            finally:
+                context.close()
+            out.append((name, result))
+    finally:
+        server.stop()
+    return out
+
+
+def print_lessons(results: list[tuple[str, Result]], batch: int) -> int:
+    print(f"\nLive updates per lesson (issues 3 and 4: p95 <= {TARGET_P95_MS:.0f} ms, server CPU "
+          f"<= {TARGET_CPU_MS:.0f} ms median), server as configured")
+    print(f"  {'lesson':17} {'interaction':40} {'n':>3} {'p50':>5} {'p95':>5} {'dom95':>5} "
+          f"{'browser':>7} | {'CPU med':>7} {'mean':>5} {'loop':>5} {'script':>6} "
+          f"{'idle/s':>6} | {'p95':>6} {'CPU':>6} | reruns")
+    failures = 0
+    for name, r in results:
+        m = r.moves[0]
+        med, mean, _ = m.cpu_ms(r.idle, batch)
+        loop = m.mean_ms(r.idle, "loop")
+        p95 = pct(m.frame_ms, 95)
+        print(f"  {name:17} {m.name:40} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
+              f"{fmt(p95):>5} {fmt(pct(m.dom_ms, 95)):>5} {fmt(pct(m.browser_ms, 50)):>7} | "
+              f"{fmt(med):>7} {fmt(mean):>5} {fmt(loop):>5} {fmt(mean - loop):>6} "
+              f"{1000 * r.idle.rate('total'):>6.1f} | {verdict(p95, TARGET_P95_MS):>6} "
+              f"{verdict(med, TARGET_CPU_MS):>6} | {m.reruns} ({m.fragment_runs} fragment)")
+        for f in m.failures[:5]:
+            print(f"    ! {f}")
+        failures += len(m.failures)
+    return failures
 
 
 def quiesce(server: Server, page, max_s: float = 8.0) -> None:
@@ -589,6 +749,43 @@ def config_value(section: str, name: str):
         return tomllib.load(f).get(section, {}).get(name)
 
 
+def main_lessons(args) -> int:
+    """``--lessons``: the live-update targets on each named lesson, one server."""
+    from playwright.sync_api import sync_playwright
+
+    names = list(LESSONS) if args.lessons == "all" else [
+        n.strip().lstrip("/") for n in args.lessons.split(",") if n.strip()]
+    unknown = [n for n in names if n not in LESSONS]
+    if unknown:
+        print(f"bench_live: unknown lesson(s) {', '.join(unknown)}; known: {', '.join(LESSONS)}")
+        return 2
+    args.reps += args.reps % 2                          # pairs: end where we started
+    load1, load5, _ = os.getloadavg()
+    print(f"bench_live --lessons: {os.cpu_count()} CPUs, load average {load1:.2f} (1 min) "
+          f"{load5:.2f} (5 min) at start; {args.reps} interactions per lesson; {CHROMIUM}")
+    t_all = time.monotonic()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            warmup = browser.new_context(viewport=VIEWPORT)
+            warmup.new_page().set_content(WARMUP_HTML)
+            warmup.close()
+            results = bench_lessons(browser, args, names)
+        finally:
+            browser.close()
+    failures = print_lessons(results, args.batch)
+    print("""
+  p50 / p95: input event (pointerup / keydown) -> the watched number or text changed, next
+    animation frame, page clock; dom95: p95 of the DOM change itself. browser: median
+    Chromium main-thread task time per interaction. CPU: server event loop + script thread
+    per interaction, idle rate subtracted, median over batches of --batch; loop / script
+    split the mean. idle/s: whole-process idle CPU with the page open, ms per second.""")
+    load1, _, _ = os.getloadavg()
+    print(f"\n{failures} failed interactions; load average {load1:.2f} (1 min) at the end; "
+          f"total {time.monotonic() - t_all:.0f} s")
+    return 1 if failures else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", action="store_true", help="quick: 10 drags, no comparison")
@@ -603,6 +800,10 @@ def main() -> int:
                          "default: runner.postScriptGC flipped from the project's config)")
     ap.add_argument("--no-compare", action="store_true", help="no comparison server")
     ap.add_argument("--compare-drags", type=int, default=20, help="drags per comparison server")
+    ap.add_argument("--lessons", "--lesson", metavar="NAMES",
+                    help="instead of lesson 2's full run: one repeatable interaction per lesson, "
+                         f"comma-separated from {','.join(LESSONS)}, or 'all'")
+    ap.add_argument("--reps", type=int, default=16, help="interactions per lesson (--lessons)")
     args, unknown = ap.parse_known_args()       # run_all.py passes every argument to every bench
     if unknown:
         print(f"bench_live: ignoring {' '.join(unknown)}")
@@ -614,6 +815,8 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
+    if args.lessons:
+        return main_lessons(args)
     gc_setting = config_value("runner", "postScriptGC")
     watcher = config_value("server", "fileWatcherType")
     if args.compare is None:
