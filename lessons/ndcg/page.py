@@ -110,9 +110,10 @@ def _forget(s: state.UrlState, doc: str) -> None:
 # --- the interactive ------------------------------------------------------------------------
 
 
-@st.fragment
-@layout.friendly_errors("ndcg.try_it")
-def interactive() -> None:
+@layout.friendly_errors("ndcg.controls")
+def controls() -> None:
+    """The rarely used controls, outside the drag's fragment: a click reruns the whole page,
+    and a drag does not redraw them (each element costs server time on every drag)."""
     s = state.url_state(FOLDER, FIELDS)
     _repair(s)
     cols = st.columns(3)
@@ -131,6 +132,12 @@ def interactive() -> None:
              format_func=scales.__getitem__, horizontal=True,
              key=scale_key, on_change=_set_scale, args=(s, scale_key))
 
+
+@st.fragment
+@layout.friendly_errors("ndcg.try_it")
+def interactive() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    _repair(s)
     titles = c["try_it"]["docs"]
     items = [{"id": d, "rel": g, "title": titles.get(d, "")} for d, g in s["r"]]
     edited = ranking_editor(items, key="nd-ranking", labels=strings("ranking"), mode="grade",
@@ -421,6 +428,7 @@ layout.lesson_header(c, number=5)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=logic.worked_values())
 with layout.section(c, "try_it"):
+    controls()
     interactive()
 layout.myths(c)
 with layout.section(c, "exercise"):
