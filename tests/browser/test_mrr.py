@@ -5,6 +5,7 @@ nothing overflows on a phone."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -102,7 +103,13 @@ def test_phone_touch_drag_in_the_counter_example(browser, app_url):
         counter = page.locator(".st-key-mrr-counter")
         expect(counter).to_contain_text("yet B is worse on 2 of 4 questions")
         # the two systems' rankings are stacked, not side by side, on a phone
-        v, h = column(page, "vector").bounding_box(), column(page, "hybrid").bounding_box()
+        # (re-measured until the layout settles: both boxes move while the page fills in)
+        deadline = time.monotonic() + 10
+        while True:
+            v, h = column(page, "vector").bounding_box(), column(page, "hybrid").bounding_box()
+            if h["y"] >= v["y"] + v["height"] - 1 or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(200)
         assert h["y"] >= v["y"] + v["height"] - 1
         target = row(counter, "d3")
         target.scroll_into_view_if_needed()
