@@ -362,8 +362,7 @@ def exercise() -> None:
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_mean(value)
-        show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
-        show(layout.label(fill(feedback[verdict], values)))
+        layout.verdict_message(verdict, fill(feedback[verdict], values))
     layout.answer_block(key + "-solution", feedback["solution"], values, label=words["solution"])
 
 

@@ -173,25 +173,7 @@ def worked_values() -> dict[str, object]:
     return values
 
 
-# This lesson's own styles (highlighted words, support bars), scoped by class names.
-st.html("""<style>
-.mz-claim{border:1px solid rgba(49,51,63,.15);border-radius:.6rem;
-  padding:.5rem .7rem;margin:.4rem 0}
-.mz-verdict{font-weight:600}
-.mz-v-supported{color:#1f6f5c}.mz-v-unsupported{color:#b3261e}.mz-v-check{color:#8a5a00}
-.mz-v-not_scored{color:#666}
-.mz-bar{height:.45rem;background:rgba(49,51,63,.1);border-radius:.3rem;margin:.3rem 0;
-  overflow:hidden}
-.mz-bar-fill{height:100%}.mz-bar-fill.mz-v-supported{background:#1f6f5c}
-.mz-bar-fill.mz-v-unsupported{background:#b3261e}.mz-bar-fill.mz-v-check{background:#c88a00}
-.mz-sentence{font-size:1.05rem;line-height:1.9;overflow-wrap:anywhere}
-mark.mz-hit{background:#cdeedd;color:inherit;border-radius:.2rem}
-mark.mz-miss{background:#f8d3d0;color:inherit;border-radius:.2rem}
-.mz-evidence,.mz-warning{font-size:.9rem;overflow-wrap:anywhere}.mz-warning{color:#8a5a00}
-table.mz-crude{width:100%;font-size:.9rem}table.mz-crude td{overflow-wrap:anywhere}
-.mz-crude-pct{white-space:nowrap;font-weight:600}
-[data-testid=stTextArea] textarea{unicode-bidi:plaintext;text-align:start}
-</style>""")
+layout.lesson_css("faithfulness")
 layout.lesson_header(c, number=4)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=worked_values())

@@ -368,8 +368,7 @@ def exercise() -> None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check(value)
         text = fill(c["exercise"]["feedback"][verdict], values)
-        show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
-        show(layout.label(text))
+        layout.verdict_message(verdict, text)
     solution = (words["solution_ap"] if ex.kind == "ap" and values["ranks"] != words["none"]
                 else words["solution_ap_none"] if ex.kind == "ap" else words["solution_mrr"])
     layout.answer_block(f"mrr-ex-{ex.seed}-{ex.kind}", solution, values,

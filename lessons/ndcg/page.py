@@ -420,8 +420,7 @@ def feedback(ex: logic.GradedExercise, typed: str) -> None:
     value = parse_number(typed)
     verdict = "not_a_number" if value is None else ex.check(value)
     text = fill(c["exercise"]["feedback"][verdict], ex.facts())
-    show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
-    show(layout.label(text))
+    layout.verdict_message(verdict, text)
 
 
 layout.lesson_header(c, number=5)

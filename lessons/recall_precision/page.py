@@ -191,8 +191,7 @@ def feedback(ex, typed: str) -> None:
               "first_rank": facts.first_rank or 0, "last_rank": facts.last_rank or 0,
               "answer": round(ex.answer, 2)}
     text = fill(c["exercise"]["feedback"][verdict], values)
-    show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
-    show(layout.label(text))
+    layout.verdict_message(verdict, text)
 
 
 layout.lesson_header(c, number=2)

@@ -33,9 +33,11 @@ Example page::
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ContextDecorator
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -374,3 +376,22 @@ def code_list(ids: Iterable[str]) -> Markup:
 def next_icon() -> str:
     """A "next" icon that points the way the page reads: left in Arabic."""
     return ":material/arrow_back:" if current_lang() == "ar" else ":material/arrow_forward:"
+
+
+def verdict_message(verdict: str, text: str) -> None:
+    """Feedback on a typed answer: green when ``verdict == "correct"``, amber when the answer
+    could not be read (``"not_a_number"``), red for a (diagnosed) mistake."""
+    show = {"correct": st.success, "not_a_number": st.warning}.get(verdict, st.error)
+    show(label(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _css_file(name: str) -> str:
+    path = Path(__file__).resolve().parents[2] / "assets" / "css" / f"{name}.css"
+    return f"<style>\n{path.read_text(encoding='utf-8')}\n</style>"
+
+
+def lesson_css(name: str) -> None:
+    """A lesson's own stylesheet, ``assets/css/<name>.css`` (CSS lives in assets, not in
+    Python strings). It must not contain ``<``: Streamlit's sanitizer drops such a style."""
+    st.html(_css_file(name))
