@@ -5,14 +5,19 @@
     python bench/bench_live.py --compare server.fileWatcherType=none   # other comparisons
     python bench/bench_live.py --lessons all     # ~95 s: issue 4's lessons, one interaction each
     python bench/bench_live.py --lessons mrr,ndcg --reps 20
+    python bench/bench_live.py --lessons faithfulness --reps 10   # edit, slider, 20k paste
 
 ``--lessons`` (issue 4): on one server as configured, for each named lesson (``LESSONS``:
-recall-precision, two-stages, mrr, ndcg, diagnose; ``all``) a fresh browser context, then
+recall-precision, two-stages, mrr, ndcg, diagnose, faithfulness, faithfulness-slider,
+faithfulness-paste; ``faithfulness`` runs its three; ``all``) a fresh browser context, then
 ``--reps`` repetitions of one interaction that its browser test already drives (alternating, so
 the value changes back and forth; two-stages cycles through its cases), measured exactly like
 the drags below (in-page clock from the input event to the watched text's change + next frame;
 server CPU per interaction from /proc, idle subtracted, median over batches); one table with
 MET / MISSED against p95 <= 300 ms and CPU <= 20 ms. Without ``--lessons``: lesson 2 as before.
+With faithfulness (issue 5) it also times ``metrics.faithfulness.check`` on a 10-sentence
+answer in this process (target < 50 ms) and ``lessons.faithfulness.logic.run`` (both checkers)
+on a 20,000-character paste; the paste in Chromium has its own target: answered within 1 s.
 
 Starts ``streamlit run app.py`` itself on a free port (headless, 127.0.0.1; otherwise the
 project's own ``.streamlit/config.toml``, as ``make run``), drives ``/recall-precision?lang=en``
@@ -492,6 +497,8 @@ class LessonSpec:
     expected: object            # expected(i) -> str | None
     watch: str | None = None
     card: str = ""
+    target_ms: float = TARGET_P95_MS            # p95, input -> painted
+    target_cpu_ms: float | None = TARGET_CPU_MS  # server CPU median (None: no target)
 
 
 _MRR_Q5_RR = ("[...document.querySelectorAll('.st-key-mrr-table tr')]"
@@ -525,7 +532,97 @@ LESSONS: dict[str, LessonSpec] = {
         expected=lambda i: None,
         watch="document.querySelector('.st-key-dg-step-1 [data-testid=stAlert]')"
               "?.textContent"),
+    # Lesson 4 (issue 5). Edit answer sentence 1 (21 <-> 30 days) and apply it (Ctrl+Enter):
+    # its verdict flips. The threshold slider one step from 0.70 to 0.75: sentences 1 and 2
+    # (71 % support) stop being supported. A 20,000-character paste, alternating a supported
+    # and a wrong-number text: the score card changes (target: within a second).
+    "faithfulness": LessonSpec(
+        "/faithfulness?lang=en&ex=en", ".mz-claim", "edit sentence 1 (21 <-> 30), Ctrl+Enter",
+        act=lambda page, i: _type_answer(page, _FA_EDITS[i % 2]),
+        expected=lambda i: ("1 · Not supported — invented? · 57 %" if i % 2 == 0
+                            else "1 · Supported · 71 %"),
+        watch="document.querySelector('.mz-claim .mz-verdict')?.textContent"),
+    "faithfulness-slider": LessonSpec(
+        "/faithfulness?lang=en&ex=en&t=0.7", ".mz-claim", "threshold slider 0.70 <-> 0.75 (keys)",
+        act=lambda page, i: _press_slider(page, "ArrowRight" if i % 2 == 0 else "ArrowLeft"),
+        expected=lambda i: "0.00" if i % 2 == 0 else "0.67", card="Faithfulness (careful)"),
+    "faithfulness-paste": LessonSpec(
+        "/faithfulness?lang=en&ex=en", ".mz-claim", "paste 20,000 characters, Ctrl+Enter",
+        act=lambda page, i: _type_answer(page, _FA_PASTES[i % 2]),
+        expected=lambda i: "0.00" if i % 2 == 0 else "1.00", card="Faithfulness (careful)",
+        target_ms=1000.0, target_cpu_ms=None),
 }
+LESSON_GROUPS = {"faithfulness": ("faithfulness", "faithfulness-slider", "faithfulness-paste")}
+
+
+def _paste(sentence: str, chars: int = 20_000) -> str:
+    """``sentence`` repeated to exactly ``chars`` characters, ending on a whole sentence (the
+    rest is spaces, which the checker ignores)."""
+    text = sentence * (chars // len(sentence))
+    return text + " " * (chars - len(text))
+
+
+_FA_EDITS = ("You get 30 working days of annual leave a year. You can carry over ten days to the "
+             "next year. You can cash out your leave balance when you resign.",
+             "You get 21 working days of annual leave a year. You can carry over ten days to the "
+             "next year. You can cash out your leave balance when you resign.")
+_FA_PASTES = (_paste("You get 30 working days of annual leave a year. "),
+              _paste("Up to ten days may be carried over to the next year. "))
+
+
+def _type_answer(page, text: str) -> None:
+    """Put ``text`` in the answer box (as a paste would: no key events) and apply it with
+    Ctrl+Enter, whose keydown starts the clock."""
+    box = page.locator("[data-testid=stTextArea] textarea").nth(1)
+    box.fill(text)
+    box.press("Control+Enter")
+
+
+def _press_slider(page, key: str) -> None:
+    thumb = page.locator('[data-testid="stSlider"] input[type="range"]').first
+    if not thumb.evaluate("el => el === document.activeElement"):
+        thumb.focus()
+    page.keyboard.press(key)
+
+
+def bench_checker(repeat: int = 50) -> None:
+    """In this process: ``faithfulness.check`` on a 10-sentence answer (the lesson's target
+    < 50 ms) and the lesson's ``logic.run`` (both checkers) on a 20,000-character paste."""
+    sys.path.insert(0, str(ROOT))
+    from lessons.faithfulness import logic
+    from metrics import faithfulness
+
+    source = ("يحق للموظف إجازة سنوية مدتها واحد وعشرون يوم عمل. تقدم الطلبات قبل أسبوعين. "
+              "يمكن ترحيل عشرة أيام إلى السنة التالية. Every employee is entitled to "
+              "twenty-one working days of annual leave. Up to ten days may be carried over.")
+    answer = " ".join(["لك واحد وعشرون يوم عمل إجازة سنوية.",
+                       "ويمكنك ترحيل عشرة أيام إلى السنة التالية.",
+                       "ولا يمكنك صرف رصيد الإجازة نقدا عند الاستقالة.",
+                       "تقدم الطلبات قبل ٣٠ يوما.", "شكرًا لسؤالك!",
+                       "You get 21 working days of annual leave a year.",
+                       "You cannot carry over ten days.", "Requests go to Sarah in HR.",
+                       "Unused days are paid out in December.", "I hope this helps!"])
+    assert len(faithfulness.split_sentences(answer)) == 10
+
+    def timed(fn) -> list[float]:
+        out = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            fn()
+            out.append(1000 * (time.perf_counter() - t0))
+        return out
+
+    check_ms = timed(lambda: faithfulness.check(answer, source))
+    paste = _paste("لك إجازة سنوية مدتها واحد وعشرون يوما. ")
+    paste_ms = timed(lambda: logic.run(source, paste, 0.6))
+    print("\nFaithfulness checker in this process (issue 5):")
+    print(f"  check(), 10-sentence answer ({len(answer)} chars): median "
+          f"{statistics.median(check_ms):.2f} ms, p95 {pct(check_ms, 95):.2f} ms, "
+          f"min {min(check_ms):.2f} ms (n={repeat})  target < 50 ms: "
+          f"{verdict(statistics.median(check_ms), 50.0)}")
+    print(f"  logic.run() (check + crude_check), 20,000-character paste: median "
+          f"{statistics.median(paste_ms):.1f} ms, p95 {pct(paste_ms, 95):.1f} ms "
+          f"(n={repeat})")
 
 
 def bench_lessons(browser, args, names: list[str]) -> list[tuple[str, Result]]:
@@ -573,8 +670,9 @@ def bench_lessons(browser, args, names: list[str]) -> list[tuple[str, Result]]:
 
 def print_lessons(results: list[tuple[str, Result]], batch: int) -> int:
     print(f"\nLive updates per lesson (issues 3 and 4: p95 <= {TARGET_P95_MS:.0f} ms, server CPU "
-          f"<= {TARGET_CPU_MS:.0f} ms median), server as configured")
-    print(f"  {'lesson':17} {'interaction':40} {'n':>3} {'p50':>5} {'p95':>5} {'dom95':>5} "
+          f"<= {TARGET_CPU_MS:.0f} ms median; issue 5's 20,000-character paste: p95 <= 1000 ms, "
+          "no CPU target), server as configured")
+    print(f"  {'lesson':19} {'interaction':40} {'n':>3} {'p50':>5} {'p95':>5} {'dom95':>5} "
           f"{'browser':>7} | {'CPU med':>7} {'mean':>5} {'loop':>5} {'script':>6} "
           f"{'idle/s':>6} | {'p95':>6} {'CPU':>6} | reruns")
     failures = 0
@@ -583,11 +681,13 @@ def print_lessons(results: list[tuple[str, Result]], batch: int) -> int:
         med, mean, _ = m.cpu_ms(r.idle, batch)
         loop = m.mean_ms(r.idle, "loop")
         p95 = pct(m.frame_ms, 95)
-        print(f"  {name:17} {m.name:40} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
+        spec = LESSONS[name]
+        cpu_ok = "n/a" if spec.target_cpu_ms is None else verdict(med, spec.target_cpu_ms)
+        print(f"  {name:19} {m.name:40} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
               f"{fmt(p95):>5} {fmt(pct(m.dom_ms, 95)):>5} {fmt(pct(m.browser_ms, 50)):>7} | "
               f"{fmt(med):>7} {fmt(mean):>5} {fmt(loop):>5} {fmt(mean - loop):>6} "
-              f"{1000 * r.idle.rate('total'):>6.1f} | {verdict(p95, TARGET_P95_MS):>6} "
-              f"{verdict(med, TARGET_CPU_MS):>6} | {m.reruns} ({m.fragment_runs} fragment)")
+              f"{1000 * r.idle.rate('total'):>6.1f} | {verdict(p95, spec.target_ms):>6} "
+              f"{cpu_ok:>6} | {m.reruns} ({m.fragment_runs} fragment)")
         for f in m.failures[:5]:
             print(f"    ! {f}")
         failures += len(m.failures)
@@ -755,6 +855,7 @@ def main_lessons(args) -> int:
 
     names = list(LESSONS) if args.lessons == "all" else [
         n.strip().lstrip("/") for n in args.lessons.split(",") if n.strip()]
+    names = list(dict.fromkeys(m for n in names for m in LESSON_GROUPS.get(n, (n,))))
     unknown = [n for n in names if n not in LESSONS]
     if unknown:
         print(f"bench_live: unknown lesson(s) {', '.join(unknown)}; known: {', '.join(LESSONS)}")
@@ -774,6 +875,14 @@ def main_lessons(args) -> int:
         finally:
             browser.close()
     failures = print_lessons(results, args.batch)
+    if any(n.startswith("faithfulness") for n in names):
+        paste = next((r for n, r in results if n == "faithfulness-paste"), None)
+        if paste is not None and paste.moves[0].frame_ms:
+            worst = max(paste.moves[0].frame_ms)
+            print(f"\n  20,000-character paste -> score painted: max {worst:.0f} ms over "
+                  f"{len(paste.moves[0].frame_ms)} pastes  target <= 1000 ms: "
+                  f"{verdict(worst, 1000.0)}")
+        bench_checker()
     print("""
   p50 / p95: input event (pointerup / keydown) -> the watched number or text changed, next
     animation frame, page clock; dom95: p95 of the DOM change itself. browser: median

@@ -6,6 +6,7 @@ input, picks an example and builds the highlighted HTML (every piece of typed te
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -16,7 +17,14 @@ MAX_CHARS = 20_000          # a text area holds at most this much (a long paste 
 MAX_SHOWN = 40              # sentences drawn one by one; the score still covers them all
 DEFAULT_THRESHOLD = 0.6
 EXAMPLES = ("ar", "en")
-EDITS = ("none", "diacritics", "digits", "negate", "other_lang")
+# The "try this" edits of each example (their texts: the example's ``[[example.edits]]``; their
+# labels and notes: ``[try_it.edit_labels.<ex>]``, ``[try_it.edit_notes.<ex>]``). Each example
+# gets edits that break the crude check in its own language: English has no diacritics.
+EDITS = {
+    "ar": ("diacritics", "digits", "negate", "other_lang"),
+    "en": ("plural", "digits", "negate", "arabic_word"),
+}
+ALL_EDITS = ("none", *dict.fromkeys(e for edits in EDITS.values() for e in edits))
 VERDICTS = ("supported", "unsupported", "check", "not_scored")
 
 
@@ -26,9 +34,25 @@ def clip(text: object) -> str:
 
 
 def example_texts(example: Mapping, edit: str) -> tuple[str, str]:
-    """(source, answer) of a content file's ``[example]`` table with one "try this" edit."""
-    answer = example["answer"] if edit == "none" else example["edits"][edit]
+    """(source, answer) of a content file's ``[example]`` table with one "try this" edit
+    (KeyError if the example has no such edit)."""
+    if edit == "none":
+        answer = example["answer"]
+    else:
+        answers = {e["id"]: e["answer"] for e in example["edits"]}
+        if edit not in answers:
+            raise KeyError(edit)
+        answer = answers[edit]
     return example["source"].strip(), answer.strip()
+
+
+def changed_sentences(example: Mapping, edit: str) -> list[int]:
+    """Indexes of the answer sentences an edit changed (compared with the original answer)."""
+    _, original = example_texts(example, "none")
+    _, edited = example_texts(example, edit)
+    before = [original[a:b] for a, b in faithfulness.split_sentences(original)]
+    after = [edited[a:b] for a, b in faithfulness.split_sentences(edited)]
+    return [i for i, text in enumerate(after) if i >= len(before) or text != before[i]]
 
 
 @dataclass(frozen=True)
@@ -70,6 +94,15 @@ def _src(sentence: faithfulness.Sentence, start: int, end: int) -> str:
     return sentence.text[start - sentence.start:end - sentence.start]
 
 
+_STRONG = re.compile(r"(?P<rtl>[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc])|[A-Za-z\u00c0-\u024f]")
+
+
+def text_direction(text: str) -> str | None:
+    """"rtl" or "ltr" by the first strong letter (as ``dir="auto"`` decides); None if none."""
+    m = _STRONG.search(text)
+    return None if m is None else "rtl" if m.group("rtl") else "ltr"
+
+
 def bar_html(support: float | None, verdict: str) -> str:
     width = 0 if support is None else round(support * 100)
     return (f'<div class="mz-bar" dir="ltr" role="img" aria-label="{percent(support)}">'
@@ -92,6 +125,14 @@ def exercise_item(items: list[Mapping], seed: int) -> Mapping:
 def exercise_verdict(item: Mapping, source: str) -> str:
     """What the checker says about the item's answer sentence (the expected answer)."""
     return faithfulness.check(item["answer"], source).sentences[0].verdict
+
+
+def exercise_reason(sentence: faithfulness.Sentence) -> str:
+    """Why the checker judged an exercise sentence as it did: a key of ``[exercise.reveal]``."""
+    if sentence.verdict == "check":
+        return ("number" if "number_not_in_source" in sentence.warnings
+                else "negation" if "negation_differs" in sentence.warnings else "name")
+    return "supported" if sentence.verdict == "supported" else "unsupported"
 
 
 def exercise_feedback(picked: str, expected: str, sentence: faithfulness.Sentence) -> str:

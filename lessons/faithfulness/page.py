@@ -17,14 +17,14 @@ import streamlit as st
 from lessons.faithfulness import logic
 from lessons.shared import layout, state
 from lessons.shared.bidi import escape_html, isolate
-from lessons.shared.i18n import current_lang, direction, fill, fmt_num, load_content
+from lessons.shared.i18n import current_lang, direction, fill, fmt_num, load_content, t
 from lessons.shared.quiz import quiz
 
 FOLDER = "faithfulness"
 FIELDS = {
     "t": state.float_field(logic.DEFAULT_THRESHOLD, lo=0.0, hi=1.0),
     "ex": state.choice_field("ar", logic.EXAMPLES),
-    "e": state.choice_field("none", logic.EDITS),
+    "e": state.choice_field("none", logic.ALL_EDITS),
 }
 EXERCISE_FIELDS = {"q": state.int_field(0, lo=0, hi=10_000)}
 
@@ -42,7 +42,7 @@ def _choose(s: state.UrlState, ex: str, edit: str) -> None:
 
 def _crude_html(result: logic.Result) -> str:
     rows = []
-    for i, row in enumerate(result.crude, start=1):
+    for i, row in enumerate(result.crude[:logic.MAX_SHOWN], start=1):   # as many as drawn right
         verdict = (labels["crude_error"] if row.support is None
                    else c["try_it"]["verdicts"][row.verdict])
         rows.append(f'<tr><td dir="ltr">{i}</td><td dir="auto">{escape_html(row.sentence)}</td>'
@@ -60,10 +60,17 @@ def _sentence_html(i: int, sent) -> str:
     head = (f'<div class="mz-verdict mz-v-{sent.verdict}"><span dir="ltr">{i}</span> · '
             f"{escape_html(verdicts[sent.verdict])} · "
             f'<bdi dir="ltr" class="mz-support">{logic.percent(sent.support)}</bdi></div>')
-    evidence = (f'<div class="mz-evidence">{escape_html(labels["evidence"])}: '
-                f'<span dir="auto">{escape_html(sent.evidence)}</span></div>' if sent.evidence
-                else f'<div class="mz-evidence">{escape_html(labels["no_evidence"])}</div>'
-                if sent.verdict != "not_scored" else "")
+    evidence = ""
+    if sent.evidence:
+        # Evidence in the page's direction runs on after the label; in the other direction
+        # it gets its own line, so it wraps and aligns as its own language does.
+        inline = logic.text_direction(sent.evidence) in (None, direction())
+        tag = "span" if inline else "div"
+        evidence = (f'<div class="mz-evidence">{escape_html(labels["evidence"])}:'
+                    f'{" " if inline else ""}<{tag} dir="auto">{escape_html(sent.evidence)}'
+                    f"</{tag}></div>")
+    elif sent.verdict != "not_scored":
+        evidence = f'<div class="mz-evidence">{escape_html(labels["no_evidence"])}</div>'
     warns = "".join(f'<div class="mz-warning">⚠ {escape_html(isolate(warnings[w], lang))}</div>'
                     for w in sent.warnings)
     return (f'<div class="mz-claim" dir="{direction()}" lang="{lang}">{head}'
@@ -80,12 +87,20 @@ def interactive() -> None:
         s["ex"]), format_func=ex_names.__getitem__, horizontal=True, key=s.key("ex"))
     if s.set(ex=ex):
         s.set(e="none")
+    edits = ("none", *logic.EDITS[s["ex"]])
+    if s["e"] not in edits:         # a link with another example's edit (e.g. ?ex=en&e=diacritics)
+        st.warning(t("url.bad_value", name="e"), icon=":material/link_off:")
+        s.set(e="none")
+    edit_labels = {"none": labels["edit_none"], **c["try_it"]["edit_labels"][s["ex"]]}
     layout.markdown(f"**{labels['try_this']}**")
-    cols = st.columns(len(logic.EDITS))
-    for col, edit in zip(cols, logic.EDITS, strict=True):
-        col.button(labels[f"edit_{edit}"], key=f"fa-edit-{edit}", on_click=_choose,
+    cols = st.columns(len(edits))
+    for col, edit in zip(cols, edits, strict=True):
+        col.button(layout.label(edit_labels[edit]), key=f"fa-edit-{edit}", on_click=_choose,
                    args=(s, s["ex"], edit), width="stretch",
                    type="primary" if s["e"] == edit else "secondary")
+    if s["e"] != "none":            # what this edit shows, in the page's language
+        st.info(layout.label(c["try_it"]["edit_notes"][s["ex"]][s["e"]]),
+                icon=":material/lightbulb:")
 
     default_source, default_answer = logic.example_texts(_examples(s["ex"]), s["e"])
     # The text areas' keys carry the example and edit: choosing one loads its texts afresh.
@@ -127,15 +142,25 @@ def interactive() -> None:
         shown = report.sentences[:logic.MAX_SHOWN]
         st.markdown("".join(_sentence_html(i, x) for i, x in enumerate(shown, start=1)),
                     unsafe_allow_html=True)
-        if len(report.sentences) > logic.MAX_SHOWN:
-            st.caption(layout.label(fill(labels["too_many"], {
-                "n": logic.MAX_SHOWN, "total": len(report.sentences)})))
+    if max(len(report.sentences), len(result.crude)) > logic.MAX_SHOWN:     # both columns
+        st.caption(layout.label(fill(labels["too_many"], {
+            "n": logic.MAX_SHOWN, "total": len(report.sentences)})))
     if len(answer) > 2_000:
         st.caption(layout.label(labels["long_text"]))
 
 
-def _new_item(s: state.UrlState) -> None:
-    s.set(q=random.randrange(10_000))
+def _new_item(s: state.UrlState, n_items: int) -> None:
+    """Another item, never the one on screen."""
+    s.set(q=(s["q"] + random.randrange(1, n_items)) % 10_000)
+
+
+def _exercise_reveal(source: str, answer: str) -> None:
+    """The checker's verdict on the exercise sentence, why, and its highlighted words."""
+    sent = logic.run(source, answer, logic.DEFAULT_THRESHOLD).report.sentences[0]
+    reveal = c["exercise"]["reveal"]
+    layout.markdown(reveal["verdict"], {"verdict": c["try_it"]["verdicts"][sent.verdict]})
+    layout.markdown(reveal[logic.exercise_reason(sent)])
+    st.markdown(_sentence_html(1, sent), unsafe_allow_html=True)
 
 
 @st.fragment
@@ -144,19 +169,25 @@ def exercise() -> None:
     s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
     words = c["exercise"]["labels"]
     source = c["example"]["source"].strip()
-    item = logic.exercise_item(c["exercise"]["items"], s["q"])
+    items = c["exercise"]["items"]
+    item = logic.exercise_item(items, s["q"])
     layout.markdown(f"**{words['source']}:** {{{{source}}}}\n\n"
                     f"**{words['sentence']}:** {{{{sentence}}}}",
                     {"source": source, "sentence": item["answer"]})
+    key = f"fa-ex-{s['q'] % len(items)}"
+    new_item = {"key": "fa-ex-new", "on_click": _new_item, "args": (s, len(items)),
+                "icon": ":material/casino:"}
+    if layout.is_presenting():      # the class thinks first; the answer waits behind "reveal"
+        st.button(words["new"], **new_item)
+        layout.answer_block(key, lambda: _exercise_reveal(source, item["answer"]))
+        return
     verdicts = c["try_it"]["verdicts"]
     options = ("supported", "unsupported", "check")
-    key = f"fa-ex-{s['q'] % len(c['exercise']['items'])}"
     picked = st.radio(layout.label(words["pick"]), options, index=None,
                       format_func=verdicts.__getitem__, key=f"{key}-pick")
-    cols = st.columns(2)
-    checked = cols[0].button(words["check"], key="fa-ex-check", disabled=picked is None)
-    cols[1].button(words["new"], key="fa-ex-new", on_click=_new_item, args=(s,),
-                   icon=":material/casino:")
+    row = st.container(horizontal=True)
+    checked = row.button(words["check"], key="fa-ex-check", disabled=picked is None)
+    row.button(words["new"], **new_item)
     if checked and picked:
         sent = logic.run(source, item["answer"], logic.DEFAULT_THRESHOLD).report.sentences[0]
         verdict = logic.exercise_feedback(picked, sent.verdict, sent)

@@ -63,3 +63,18 @@ def test_typed_markup_is_text(page, app_url):
     type_answer(page, "You get <img src=x onerror=alert(1)> days.")
     expect(page.locator(".mz-sentence").first).to_contain_text("<img src=x onerror=alert(1)>")
     assert page.locator(".mz-sentence img").count() == 0 and not fired
+
+
+def test_english_example_has_its_own_edits(page, app_url):
+    """The English example offers edits that make sense in English; "One Arabic word" makes the
+    crude check judge a whole English sentence by that word (0 %) while the careful checker
+    still finds it supported."""
+    open_lesson(page, app_url, "lang=en&ex=en")
+    edits = page.locator("[class*='st-key-fa-edit-'] button")
+    expect(edits).to_have_text(["Original", "Plural form", "Wrong number", "Negate a sentence",
+                                "One Arabic word"])
+    page.locator(".st-key-fa-edit-arabic_word button").click()
+    expect(page.locator(".mz-crude-pct").first).to_have_text("0 %")
+    expect(page.locator(CLAIM).first.locator(".mz-verdict")).to_contain_text("Supported")
+    expect(page.locator("[data-testid=stAlert]").first).to_contain_text("إجازة")
+    assert "e=arabic_word" in page.url
