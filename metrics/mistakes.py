@@ -308,3 +308,62 @@ GRADED_MISTAKES: Mapping[str, Mapping[str, Callable]] = {
 }
 MEASURES = {**MEASURES, **GRADED_MEASURES}
 MISTAKES = {**MISTAKES, **GRADED_MISTAKES}
+
+
+# --- lesson 4 (/faithfulness): the share of scored answer sentences that are supported --------
+# The right value is ``metrics.faithfulness.check(answer, sources).score``: supported sentences ÷
+# scored sentences, where "not_scored" sentences (no claim) are left out and "check" sentences
+# (a changed number, a flipped negation, an unknown name) do not count as supported. The wrong
+# formulas below take the checker's per-sentence verdicts.
+
+def _verdict_count(verdicts: Sequence[str], *wanted: str) -> int:
+    return sum(v in wanted for v in verdicts)
+
+
+def _scored(verdicts: Sequence[str]) -> int:
+    return len(verdicts) - _verdict_count(verdicts, "not_scored")
+
+
+FAITHFULNESS_MISTAKES: Mapping[str, Callable[[Sequence[str]], float | None]] = {
+    # sentences that make no claim kept in the denominator
+    "faith_not_scored_counted": lambda v: _ratio(_verdict_count(v, "supported"), len(v)),
+    # "check" (a changed number or negation) counted as supported
+    "faith_check_counted_supported": lambda v: _ratio(
+        _verdict_count(v, "supported", "check"), _scored(v)),
+    # "check" sentences left out of the denominator, as if they made no claim
+    "faith_check_left_out": lambda v: _ratio(
+        _verdict_count(v, "supported"), _verdict_count(v, "supported", "unsupported")),
+    # the number of supported sentences, not their share
+    "faith_count_not_share": lambda v: float(_verdict_count(v, "supported")),
+    # the share of scored sentences that are *not* supported
+    "faith_unsupported_share": lambda v: _ratio(
+        _scored(v) - _verdict_count(v, "supported"), _scored(v)),
+}
+
+
+def _report_verdicts(report) -> list[str]:
+    return [s.verdict for s in report.sentences]
+
+
+def diagnose_faithfulness(report, answer: float, tolerance: float = 0.005) -> str:
+    """Like :func:`diagnose`, for a faithfulness score. ``report`` is what
+    ``metrics.faithfulness.check`` returned (its ``score`` must not be None)."""
+    right = report.score
+    verdicts = _report_verdicts(report)
+    tolerance += 1e-9
+    if abs(answer - right) <= tolerance:
+        return "correct"
+    if right and abs(answer - 100 * right) <= 100 * tolerance:
+        return "percent_not_fraction"
+    for key, wrong in FAITHFULNESS_MISTAKES.items():
+        for value in _values(wrong(verdicts)):
+            if abs(value - right) > tolerance and abs(answer - value) <= tolerance:
+                return key
+    return "wrong_unknown"
+
+
+def distinct_faithfulness_mistakes(report, tolerance: float = 0.005) -> list[str]:
+    """The faithfulness mistakes that give a different number from the right one here."""
+    verdicts = _report_verdicts(report)
+    return [key for key, wrong in FAITHFULNESS_MISTAKES.items()
+            if any(abs(v - report.score) > tolerance for v in _values(wrong(verdicts)))]

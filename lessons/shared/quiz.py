@@ -4,11 +4,17 @@ Each choice item is a radio group; the explanation of the option picked is shown
 learner checks it, aimed at the misconception behind that option. Numeric items accept the
 number forms of ``answers.parse_number``. In the presenter view nothing is checked: each item
 has a "reveal" that shows the right answer with its explanation.
+
+Whoever needs the answers (the practice hub records them) passes ``on_answer``: it is called
+once per checked answer with ``(item_id, answer, right)`` — ``answer`` is the option's index
+in the bank (choice) or the typed text (numeric). ``key_prefix`` keeps one page's widgets and
+verdicts apart from another page showing the same item.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -16,8 +22,16 @@ from lessons.shared import layout
 from lessons.shared.answers import parse_number
 from lessons.shared.i18n import fmt_num, load_quiz, t
 
+OnAnswer = Callable[[str, str, bool], None]
 
-def _choice(item: dict, key: str) -> None:
+
+def _checked(key: str, picked: int, item: dict, on_answer: OnAnswer | None) -> None:
+    st.session_state[f"{key}-checked"] = picked
+    if on_answer is not None and picked is not None:
+        on_answer(item["id"], str(picked), bool(item["options"][picked].get("correct")))
+
+
+def _choice(item: dict, key: str, on_answer: OnAnswer | None = None) -> None:
     options = item["options"]
     shown = [layout.label(option["text"]) for option in options]  # formatted once, this run
     # A fixed shuffle per item: the right option is not always first in the bank.
@@ -28,7 +42,7 @@ def _choice(item: dict, key: str) -> None:
                       label_visibility="collapsed")
     # The verdict stays on screen (other widgets rerun the page) until another option is picked.
     st.button(t("quiz.check"), key=f"{key}-check", disabled=picked is None,
-              on_click=lambda: st.session_state.__setitem__(f"{key}-checked", picked))
+              on_click=_checked, args=(key, picked, item, on_answer))
     if picked is not None and st.session_state.get(f"{key}-checked") == picked:
         option = options[picked]
         right = bool(option.get("correct"))
@@ -36,7 +50,7 @@ def _choice(item: dict, key: str) -> None:
         layout.markdown(option.get("why", ""))
 
 
-def _numeric(item: dict, key: str) -> None:
+def _numeric(item: dict, key: str, on_answer: OnAnswer | None = None) -> None:
     typed = layout.answer_form(key, t("quiz.answer"), t("quiz.answer_placeholder"),
                                t("quiz.check"))
     if typed is None:
@@ -46,6 +60,10 @@ def _numeric(item: dict, key: str) -> None:
         st.warning(t("quiz.not_a_number"))
         return
     right = abs(value - item["answer"]) <= item.get("tolerance", 0.005) + 1e-9
+    # Report each newly checked text once (the verdict is redrawn on every rerun).
+    if on_answer is not None and st.session_state.get(f"{key}-reported") != typed:
+        st.session_state[f"{key}-reported"] = typed
+        on_answer(item["id"], typed, right)
     (st.success if right else st.error)(t("quiz.right") if right else t("quiz.wrong"))
     layout.markdown(item.get("why", ""))
 
@@ -61,15 +79,21 @@ def _reveal(item: dict) -> None:
         layout.markdown(item.get("why", ""))
 
 
-def quiz(folder: str) -> None:
+def quiz_item(item: dict, number: int | str, *, key: str,
+              on_answer: OnAnswer | None = None) -> None:
+    """One item of a bank (as :func:`lessons.shared.i18n.load_quiz` returns it), boxed."""
+    with st.container(border=True, key=key):
+        layout.markdown(f"**{number}.** {item['question']}")
+        if layout.is_presenting():
+            layout.answer_block(item["id"], lambda item=item: _reveal(item))
+        elif item["kind"] == "choice":
+            _choice(item, key, on_answer)
+        else:
+            _numeric(item, key, on_answer)
+
+
+def quiz(folder: str, *, on_answer: OnAnswer | None = None,
+         key_prefix: str = "mz-quiz") -> None:
     """All items of ``lessons/<folder>/quiz.toml``, numbered, in file order."""
     for number, item in enumerate(load_quiz(folder), start=1):
-        key = f"mz-quiz-{item['id']}"
-        with st.container(border=True, key=key):
-            layout.markdown(f"**{number}.** {item['question']}")
-            if layout.is_presenting():
-                layout.answer_block(item["id"], lambda item=item: _reveal(item))
-            elif item["kind"] == "choice":
-                _choice(item, key)
-            else:
-                _numeric(item, key)
+        quiz_item(item, number, key=f"{key_prefix}-{item['id']}", on_answer=on_answer)

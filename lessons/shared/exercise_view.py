@@ -1,0 +1,207 @@
+"""Show one generated exercise (:mod:`lessons.shared.exercises`) and check the learner's answer.
+
+Usage (inside a page or a fragment)::
+
+    from lessons.shared import exercise_view, exercises
+    ex = exercises.generate("ndcg", seed, lang=current_lang())
+    attempt = exercise_view.show(ex, key="practice")
+    if attempt is not None:        # exactly once per submission (a rerun returns None)
+        progress.record(ex.metric, attempt.status == "correct")
+
+``show`` draws the case (the ranking as a table, documents as code, grades visible; MRR's
+questions; the faithfulness source and answer), the question, the answer form, the targeted
+feedback for the last answer, and the right working: shown at once after a correct answer,
+otherwise behind "show the solution" (in the presenter view, always behind a reveal toggle).
+A predict exercise asks up/down/same and a rough size, then reveals before and after.
+
+Session keys start with ``f"{key}-{ex.kind}-{ex.metric}-{ex.seed}"``, so a new exercise under
+the same ``key`` starts clean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from lessons.shared import layout
+from lessons.shared.exercises import (
+    PREDICT_DIRECTIONS,
+    PREDICT_SIZES,
+    Attempt,
+    Exercise,
+    check,
+    check_prediction,
+    feedback,
+    feedback_values,
+    steps,
+    texts,
+)
+from lessons.shared.i18n import current_lang, fill, fmt_num
+
+__all__ = ["show"]
+
+
+def show(ex: Exercise, key: str) -> Attempt | None:
+    """Render ``ex``; return the :class:`Attempt` of a submission made in this run, else None."""
+    attempt = None
+    with layout.friendly_errors("exercise_view"):
+        base = f"{key}-{ex.kind}-{ex.metric}-{ex.seed}"
+        words = texts()["labels"]
+        with st.container(key=f"mz-ex-{base}"):
+            _case(ex, words)
+            if ex.kind == "predict":
+                attempt = _predict(ex, base, words)
+            else:
+                attempt = _compute(ex, base, words)
+    return attempt
+
+
+# --- the case ------------------------------------------------------------------------------------
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _doc_order(doc: str) -> tuple[int, str]:
+    return (int(doc[1:]) if doc[1:].isdigit() else 0, doc)
+
+
+def _case(ex: Exercise, words: Mapping[str, str]) -> None:
+    values = feedback_values(ex)
+    question = texts()["question"]["predict" if ex.kind == "predict" else ex.metric]
+    sep = "، " if current_lang() == "ar" else ", "
+    if ex.metric == "mrr":
+        rows = [[f"q{n}", " ".join(f"`{d}`" for d in ranking),
+                 sep.join(f"`{d}`" for d in sorted(relevant, key=_doc_order))]
+                for n, (ranking, relevant) in enumerate(ex.questions, start=1)]
+        body = _table([words["question"], words["ranking"], words["relevant_set"]], rows)
+        layout.markdown(f"{body}\n\n**{question}**", values)
+        return
+    if ex.metric == "faithfulness":
+        _faithfulness_case(ex, words, question, values)
+        return
+    swap = set(ex.swap or ())
+    graded = ex.graded or (ex.kind == "predict" and ex.metric == "ndcg")
+    grades = ex.qrels
+    rows = []
+    for i, doc in enumerate(ex.ranking, start=1):
+        mark = f"**{i}** ↕" if i in swap else str(i)
+        if graded:
+            rows.append([mark, f"`{doc}`", str(grades.get(doc, 0))])
+        else:
+            rows.append([mark, f"`{doc}`",
+                         words["relevant"] if doc in ex.relevant else words["not_relevant"]])
+    third = words["grade"] if graded else words["relevant"]
+    text = f"**{words['returned']}:**\n\n" + _table([words["rank"], words["document"], third],
+                                                     rows)
+    missed = ex.unretrieved
+    if missed:
+        label = words["judged_missed"] if graded else words["not_retrieved"]
+        shown = sep.join(f"`{d}` ({g})" if graded else f"`{d}`" for d, g in missed)
+        text += f"\n\n**{label}:** {shown}"
+    layout.markdown(f"{text}\n\n**{question}**", values)
+
+
+def _faithfulness_case(ex: Exercise, words: Mapping[str, str], question: str,
+                       values: dict[str, Any]) -> None:
+    # Generated sentences go in as values (escaped, each isolated in its own direction).
+    source = {f"s{n}": text for n, text in enumerate(ex.source)}
+    answer = {f"a{n}": text for n, (text, _) in enumerate(ex.sentences)}
+    lines = [f"**{words['source']}:**", ""]
+    lines += ["\n>\n".join(f"> {{{{{name}}}}}" for name in source)]   # one line per sentence
+    lines += ["", f"**{words['answer_text']}:**", ""]
+    lines += [f"{n}. {{{{{name}}}}}" for n, name in enumerate(answer, start=1)]
+    lines += ["", f"**{question}**"]
+    layout.markdown("\n".join(lines), {**values, **source, **answer})
+
+
+# --- compute: type a number ---------------------------------------------------------------
+
+
+def _record(base: str, attempt: Attempt, typed: str) -> None:
+    st.session_state[f"{base}-attempt"] = (typed, attempt)
+
+
+def _compute(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | None:
+    placeholder = words["placeholder_graded" if ex.metric in ("dcg", "idcg") else "placeholder"]
+    typed = layout.answer_form(base, words["your_answer"], placeholder, words["check"])
+    new = None
+    if typed is not None:
+        # answer_form keeps the checked text for later reruns; taking it out here makes a
+        # submission count once, while the verdict stays shown from "-attempt".
+        st.session_state.pop(f"{base}-checked", None)
+        new = check(ex, typed)
+        _record(base, new, typed)
+    last = st.session_state.get(f"{base}-attempt")
+    if last is not None:
+        attempt = last[1]
+        layout.verdict_message(attempt.status, feedback(ex, attempt))
+    solved = last is not None and last[1].status == "correct"
+    _solution(ex, base, words, open_now=solved)
+    return new
+
+
+def _steps_markdown(ex: Exercise) -> str:
+    table = texts()["steps"]
+    lines = []
+    for n, step in enumerate(steps(ex), start=1):
+        text = fill(table[step.key], step.values)
+        formula = f"  \n`{step.formula}`" if step.formula else ""
+        lines.append(f"{n}. {text}{formula}")
+    return "\n".join(lines)
+
+
+def _solution(ex: Exercise, base: str, words: Mapping[str, str], *, open_now: bool) -> None:
+    def draw() -> None:
+        layout.markdown(_steps_markdown(ex))
+
+    if open_now and not layout.is_presenting():
+        with st.container(key=f"mz-ex-steps-{base}"):
+            layout.markdown(f"**{words['steps']}**")
+            draw()
+    else:
+        layout.answer_block(f"{base}-solution", draw, label=words["solution"])
+
+
+# --- predict: up / down / same, then reveal ------------------------------------------------
+
+
+def _predict(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | None:
+    new = None
+    with st.form(f"{base}-form", border=False):
+        cols = layout.columns_for(2)
+        # option labels formatted once this run (the test client replays format_func later)
+        names = {o: layout.label(words[o]) for o in (*PREDICT_DIRECTIONS, *PREDICT_SIZES)}
+        direction = cols[0].radio(layout.label(words["direction"]), PREDICT_DIRECTIONS,
+                                  index=None, format_func=names.__getitem__,
+                                  key=f"{base}-direction")
+        size = cols[1].radio(layout.label(words["size"]), PREDICT_SIZES, index=None,
+                             format_func=names.__getitem__, key=f"{base}-size")
+        if st.form_submit_button(words["predict_check"]):
+            new = check_prediction(ex, direction, size)
+            _record(base, new, f"{direction}:{size}")
+    last = st.session_state.get(f"{base}-attempt")
+    if last is None:
+        return new
+    attempt = last[1]
+    layout.verdict_message(attempt.status, feedback(ex, attempt))
+    if attempt.status == "not_a_number":
+        return new
+
+    def reveal() -> None:
+        v = feedback_values(ex)
+        name = str(v["name"])
+        layout.metric_row([(f"{name} ({words['before']})", fmt_num(v["before"])),
+                           (f"{name} ({words['after']})", fmt_num(v["after"]))])
+        layout.markdown(_steps_markdown(ex))
+
+    if layout.is_presenting():
+        layout.answer_block(f"{base}-reveal", reveal)
+    else:
+        reveal()
+    return new
