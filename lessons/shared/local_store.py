@@ -31,6 +31,7 @@ Under ``AppTest`` components do not run: the page works on session progress only
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,10 +41,12 @@ import streamlit as st
 
 from lessons.shared import progress as pg
 
-__all__ = ["STORAGE_KEY", "Store", "current", "local_store", "persist", "save", "store"]
+__all__ = ["STORAGE_KEY", "Store", "begin_run", "current", "local_store", "persist",
+           "record_quiz", "save", "store"]
 
 STORAGE_KEY = "mizan.progress.v1"
 _STATE = "_mz_progress_store"
+_PERSISTED = "_mz_progress_persisted"  # set when persist() ran in this script run
 _WIDGET = "mz-local-store"
 _ASSETS = Path(__file__).with_name("local_store")
 
@@ -152,8 +155,33 @@ def _on_write_failed() -> None:
     store().write_failed = True
 
 
-def persist() -> None:
-    """Mount the store; hand it the current progress when it changed. Call once, last."""
+def record_quiz(item_id: str, answer: str, right: bool) -> None:
+    """A lesson quiz answer, kept in this session's progress (saved at the end of the run)."""
+    save(pg.record_quiz(current(), item_id, answer, right, int(time.time())))
+
+
+def _unsaved(s: Store) -> bool:
+    if s.status == "unavailable":
+        return False
+    if not s.loaded:
+        return s.progress != pg.Progress()
+    return s.text is None or _text(s.progress) != s.text
+
+
+def begin_run() -> None:
+    """Called by the shell before a page runs (see :func:`persist`'s ``when_unsaved``)."""
+    st.session_state[_PERSISTED] = False
+
+
+def persist(*, when_unsaved: bool = False) -> None:
+    """Mount the store; hand it the current progress when it changed. Call once, last.
+
+    ``when_unsaved=True`` (the shell, after every page): do nothing if the page already
+    called ``persist`` in this run, or if this session has nothing the browser lacks — so
+    a lesson page costs no browser round trip until the learner answers something there."""
+    if when_unsaved and (st.session_state.get(_PERSISTED) or not _unsaved(store())):
+        return
+    st.session_state[_PERSISTED] = True
     s = store()
     if s.loaded and s.status != "unavailable":
         text = _text(s.progress)

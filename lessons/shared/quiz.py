@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lessons.shared import layout
+from lessons.shared import layout, local_store
 from lessons.shared.answers import parse_number
 from lessons.shared.i18n import fmt_num, load_quiz, t
 
@@ -94,6 +94,8 @@ def quiz_item(item: dict, number: int | str, *, key: str,
 
 def quiz(folder: str, *, on_answer: OnAnswer | None = None,
          key_prefix: str = "mz-quiz") -> None:
-    """All items of ``lessons/<folder>/quiz.toml``, numbered, in file order."""
+    """All items of ``lessons/<folder>/quiz.toml``, numbered, in file order. Answers are
+    recorded in the learner's progress unless ``on_answer`` says otherwise."""
+    on_answer = on_answer or local_store.record_quiz
     for number, item in enumerate(load_quiz(folder), start=1):
         quiz_item(item, number, key=f"{key_prefix}-{item['id']}", on_answer=on_answer)

@@ -12,7 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 from lessons import catalog
-from lessons.shared import layout, share, state
+from lessons.shared import layout, local_store, share, state
 from lessons.shared.i18n import load_content, t
 
 __all__ = ["run"]
@@ -148,5 +148,7 @@ def run() -> None:
         presenter_bar()
     else:
         sidebar(settings)
+    local_store.begin_run()
     with layout.friendly_errors("page"):
         page.run()
+    local_store.persist(when_unsaved=True)  # a lesson quiz answered: save it in the browser
