@@ -232,6 +232,8 @@ def _gunzip(data: bytes, max_bytes: int | None) -> bytes:
         raise FormatError("binary_file", kind="gzip") from None
     if max_bytes is not None and (len(out) > max_bytes or inflater.unconsumed_tail):
         raise FormatError("too_large", size=len(out), limit=int(max_bytes))
+    if not inflater.eof:  # cut short (an interrupted download): not the whole file
+        raise FormatError("binary_file", kind="gzip")
     return out
 
 
@@ -567,6 +569,8 @@ def _read_delimited(src: _Source, kind: str, header: _Header, header_line: int) 
                 strings_can_be_null=False, quoted_strings_can_be_null=False),
         )
 
+    if not rest.strip(_WS):  # pyarrow calls a header-only body an "Empty CSV file"
+        raise FormatError("no_rows", line=header_line)
     try:
         table = parse(pa.py_buffer(rest))
     except pa.ArrowException as err:
