@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from lessons.shared import bidi
 from lessons.shared import exercises as E
-from tests.apptest_helpers import ROOT, alert_text
+from tests.apptest_helpers import ROOT, alert_text, open_lesson
 
 PAGE = "tests/apps/exercise_page.py"
 
@@ -23,14 +23,7 @@ def _exercise_page(monkeypatch):
 
 
 def open_page(params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.run()
-    at.switch_page(PAGE)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return open_lesson(PAGE, params)
 
 
 def submit(at: AppTest, ex: E.Exercise, typed: str) -> None:

@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import functools
 import random
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from lessons.shared import i18n
@@ -311,55 +313,11 @@ def _question_list(questions) -> list[tuple[list[str], set[str]]]:
 INTENT_VERDICT = {"supported": "supported", "changed_number": "check", "negated": "check",
                   "invented": "unsupported", "no_claim": "not_scored"}
 
-_FACTS: tuple[dict[str, Any], ...] = (
-    {"range": (15, 30),
-     "en": "Employees receive {n} days of paid leave every year.",
-     "en_neg": "Employees do not receive {n} days of paid leave every year.",
-     "ar": "يحصل الموظفون على {n} يومًا من الإجازة المدفوعة كل سنة.",
-     "ar_neg": "لا يحصل الموظفون على {n} يومًا من الإجازة المدفوعة كل سنة."},
-    {"range": (6, 10),
-     "en": "The main library opens at {n} in the morning.",
-     "en_neg": "The main library never opens at {n} in the morning.",
-     "ar": "تفتح المكتبة الرئيسية أبوابها في الساعة {n} صباحًا.",
-     "ar_neg": "لا تفتح المكتبة الرئيسية أبوابها في الساعة {n} صباحًا."},
-    {"range": (12, 48),
-     "en": "The support team answers emails within {n} hours.",
-     "en_neg": "The support team does not answer emails within {n} hours.",
-     "ar": "يجيب فريق الدعم عن الرسائل خلال {n} ساعة.",
-     "ar_neg": "لا يجيب فريق الدعم عن الرسائل خلال {n} ساعة."},
-    {"range": (20, 80),
-     "en": "The company car park has {n} spaces for guests.",
-     "en_neg": "The company car park does not have {n} spaces for guests.",
-     "ar": "يضم موقف الشركة {n} مكانًا للضيوف.",
-     "ar_neg": "لا يضم موقف الشركة {n} مكانًا للضيوف."},
-    {"range": (3, 10),
-     "en": "The training course lasts {n} weeks.",
-     "en_neg": "The training course does not last {n} weeks.",
-     "ar": "تستمر الدورة التدريبية {n} أسابيع.",
-     "ar_neg": "لا تستمر الدورة التدريبية {n} أسابيع."},
-    {"range": (600, 1500),
-     "en": "Each new laptop costs the firm {n} dollars.",
-     "en_neg": "Each new laptop does not cost the firm {n} dollars.",
-     "ar": "يكلف الحاسوب المحمول الجديد الشركة {n} دولار.",
-     "ar_neg": "لا يكلف الحاسوب المحمول الجديد الشركة {n} دولار."},
-)
-_INVENTED: tuple[dict[str, str], ...] = (
-    {"en": "The cafeteria serves free lunch on Fridays.",
-     "ar": "يقدّم المطعم وجبة غداء مجانية للعائلات."},
-    {"en": "The gym offers yoga classes to families.",
-     "ar": "تنظّم النقابة رحلة إلى البحر في الصيف."},
-    {"en": "Managers approve travel requests before the trip.",
-     "ar": "يوافق المديرون على طلبات السفر قبل الرحلة."},
-    {"en": "The garden hosts a music festival in June.",
-     "ar": "تستضيف الحديقة مهرجانًا موسيقيًا في الربيع."},
-)
-# Courtesy sentences with no claim: the first two open an answer, the others close it.
-_NO_CLAIM: tuple[dict[str, str], ...] = (
-    {"en": "Thank you!", "ar": "شكرًا لسؤالك!"},
-    {"en": "Hello!", "ar": "مرحبًا!"},
-    {"en": "Hope this helps!", "ar": "بالتوفيق!"},
-    {"en": "Glad to help!", "ar": "يسعدني ذلك."},
-)
+# Facts, invented claims and courtesy sentences in both languages: data, not code.
+_CASES = tomllib.loads((Path(__file__).with_name("faithfulness_cases.toml")).read_text("utf-8"))
+_FACTS: tuple[dict[str, Any], ...] = tuple(_CASES["facts"])
+_INVENTED: tuple[dict[str, str], ...] = tuple(_CASES["invented"])
+_NO_CLAIM: tuple[dict[str, str], ...] = tuple(_CASES["no_claim"])  # first two open an answer
 
 
 def _faithfulness_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exercise | None:
