@@ -40,5 +40,12 @@ test: $(VENV)/.dev chromium
 bench: $(VENV)/.bench
 	$(BIN)/python bench/run_all.py
 
+# A classroom server: PROCS Streamlit processes behind nginx (sticky), one database (deploy/run.sh).
+PROCS ?= 2
+CLASSROOM_PORT ?= 8080
+.PHONY: classroom
+classroom: $(VENV)/.runtime
+	deploy/run.sh $(PROCS) --port $(CLASSROOM_PORT) --postgres
+
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -51,6 +51,7 @@ LESSONS: tuple[Entry, ...] = (
     Entry("diagnose", "diagnose", ":material/troubleshoot:"),
     Entry("practice", "practice", ":material/school:", kind="tool"),
     Entry("lab", "lab", ":material/science:", kind="tool"),
+    Entry("live", "live", ":material/groups:", kind="tool"),
 )
 
 

@@ -1,0 +1,6 @@
+"""Live classroom storage: sessions, questions, participants and answers in a real database.
+
+No Streamlit here (the page is ``lessons/live/``). ``live.db`` builds the engine (SQLite file by
+default, PostgreSQL when ``MIZAN_DATABASE_URL`` is set), ``live.models`` declares the tables,
+``live/migrations`` holds the Alembic history, ``live.service`` is the API the page calls.
+"""

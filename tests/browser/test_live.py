@@ -1,0 +1,138 @@
+"""/live in Chromium: one instructor (laptop) and three students (phones), each its own browser
+context, against one real server and database. Answer, change, live count, reveal, export."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+import time
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from lessons.shared import bidi
+
+pytestmark = pytest.mark.browser
+
+PATH = "/live"
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module")
+def app_url(streamlit_server, tmp_path_factory) -> str:
+    # The server inherits the environment: its own database folder. The extra option makes
+    # this server distinct from other test files' servers, which do not carry the variable.
+    saved = os.environ.get("MIZAN_DATA_DIR")
+    os.environ["MIZAN_DATA_DIR"] = str(tmp_path_factory.mktemp("live-db"))
+    try:
+        return streamlit_server("app.py", **{"runner.postScriptGC": False,
+                                             "client.showErrorDetails": "none"})
+    finally:
+        if saved is None:
+            os.environ.pop("MIZAN_DATA_DIR", None)
+        else:
+            os.environ["MIZAN_DATA_DIR"] = saved
+
+
+def main(page: Page):
+    return page.locator("[data-testid=stMainBlockContainer]")
+
+
+def shows(page: Page, text: str, timeout: float = 15) -> None:
+    """Wait until the page's main text, read without bidi isolates, contains ``text``."""
+    deadline = time.monotonic() + timeout
+    seen = ""
+    while time.monotonic() < deadline:
+        seen = bidi.strip_bidi_controls(main(page).inner_text())
+        if text in seen:
+            return
+        page.wait_for_timeout(200)
+    raise AssertionError(f"{text!r} not shown; the page says:\n{seen[-1500:]}")
+
+
+def start_session(page: Page, url: str) -> str:
+    page.goto(f"{url}{PATH}?lang=en")
+    page.get_by_role("radio", name="The instructor: run a session").click()
+    page.get_by_role("button", name="Start a new session").click()
+    code_box = page.locator(".mz-live-code")
+    expect(code_box).to_have_text(re.compile(r"^[A-Z2-9]{6}$"), timeout=30_000)
+    expect(page.locator(".mz-live-join svg")).to_be_visible()  # the QR code
+    return code_box.inner_text()
+
+
+def join(browser, url: str, code: str, nickname: str) -> Page:
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(f"{url}{PATH}?join={code}&lang=en")
+    field = page.get_by_label("Session code")
+    expect(field).to_have_value(code, timeout=30_000)  # filled from the QR link
+    if nickname:
+        page.get_by_label("Nickname (optional)").fill(nickname)
+    page.get_by_role("button", name="Join").click()
+    shows(page, f"You joined session {code}")
+    return page
+
+
+def answer(page: Page, value: str, button: str = "Send") -> None:
+    box = page.get_by_label("Your answer")
+    box.fill(value)
+    page.get_by_role("button", name=button).click()
+
+
+def test_a_class_answers_changes_sees_the_reveal_and_the_instructor_exports(
+        browser, page, app_url):
+    code = start_session(page, app_url)
+    students = [join(browser, app_url, code, name) for name in ("Ali", "<b>x</b>", "")]
+    page.get_by_role("button", name="Push to the class").click()
+    shows(page, "0 of 3 answered")
+
+    for student in students:  # each phone picks the question up on its own poll
+        shows(student, "What is recall@3 for this ranking?", 20)
+    answer(students[0], "0.5")
+    shows(students[0], "Your answer 0.5 is in.")
+    answer(students[1], "1/3")
+    answer(students[2], "0.33")
+    shows(students[2], "Your answer 0.33 is in.")
+    answer(students[1], "0.5", button="Change my answer")
+    shows(students[1], "Changed from 0.3333 to 0.5.")
+    answer(students[2], "abc", button="Change my answer")
+    shows(students[2], "That is not a number the app can read.")
+
+    # the projector catches up without anyone touching it
+    shows(page, "3 of 3 answered", 15)
+    expect(page.locator("[data-testid=stVegaLiteChart]")).to_be_visible()
+    roster = page.locator(".mz-live-roster")
+    expect(roster).to_contain_text("<b>x</b>")  # typed markup shown as text
+    assert roster.locator("b").count() == 0
+
+    page.get_by_role("button", name="Reveal the answer").click()
+    shows(page, "Right answer: 0.50 — 67% of the class got it.")
+    shows(page, "Most common wrong answer: 0.33 (chosen by 1).")
+    shows(page, "Divided by k instead of by all relevant documents")
+
+    shows(students[0], "The right answer is 0.50. You got it.", 20)
+    shows(students[2], "The right answer is 0.50.", 20)
+    expect(students[2].get_by_label("Your answer")).to_have_count(0)  # closed: no form
+
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export answers (CSV)").click()
+    data = download.value.path().read_bytes().decode("utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(data)))
+    assert sorted((r["nickname"], r["answer"], r["is_correct"], r["revisions"]) for r in rows) == [
+        ("", "0.33", "0", "1"), ("<b>x</b>", "0.5", "1", "2"), ("Ali", "0.5", "1", "1")]
+    for student in students:
+        student.context.close()
+
+
+def test_unknown_code_and_arabic_student_screen(browser, app_url):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    page.goto(f"{app_url}{PATH}?join=ZZZ999")
+    expect(page.get_by_label("رمز الجلسة")).to_have_value("ZZZ999", timeout=30_000)
+    page.get_by_role("button", name="انضمّ").click()
+    shows(page, "لا توجد جلسة بهذا الرمز")
+    assert page.locator("[dir=rtl][lang=ar]").count() > 0
+    context.close()
