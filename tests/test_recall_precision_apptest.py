@@ -29,7 +29,7 @@ def test_opens_on_the_seed_example(lang):
     at = run({"lang": lang})
     page = text(at)
     for formula in ("recall@3 = 1 / 2 = 0.50", "precision@3 = 1 / 3 = 0.33",
-                    "HitRate@3 = [1 > 0] = 1.00", "F1@3 = 2 × 1 / 3 + 2 = 0.40",
+                    "HitRate@3 = [1 > 0] = 1.00", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
                     "RR = 1 / 2 = 0.50"):
         assert formula in page
     content = load_content("recall_precision", lang)

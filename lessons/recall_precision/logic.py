@@ -59,7 +59,7 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
         MetricRow("hit_rate", f"HitRate@{k}", metrics.hit_rate(ranking, qrels, k),
                   str(f.hits), ""),
         MetricRow("f1", f"F1@{k}", metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
-                  f"{k} + {f.R}"),
+                  f"({k} + {f.R})"),  # parenthesised: 2 × 1 / 3 + 2 would read as 2.67
         MetricRow("rr", "RR", metrics.reciprocal_rank(ranking, qrels), "1",
                   str(first_any[0]) if first_any else "",
                   {"first_rank": first_any[0] if first_any else None}),

@@ -13,7 +13,7 @@ import streamlit as st
 
 from lessons import catalog
 from lessons.shared import layout, local_store, share, state
-from lessons.shared.i18n import load_content, t
+from lessons.shared.i18n import STRINGS_DIR, load_content, strings, t
 
 __all__ = ["run"]
 
@@ -23,17 +23,47 @@ CSS_DIR = ROOT / "assets" / "css"
 LANG_NAMES = {"ar": "العربية", "en": "English"}
 
 
+def css_string(text: str) -> str:
+    """``text`` as a double-quoted CSS string that cannot end the string or the <style>.
+
+    Quotes, backslashes, angle brackets, ampersands and control characters become
+    6-digit hex escapes (no terminating space needed); everything else stays as is.
+    """
+    out = []
+    for char in text:
+        if char in '"\\<>&' or ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\{ord(char):06X}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def ui_text_variables(lang: str) -> str:
+    """``:root`` custom properties ``--mz-ui-<key>`` from the ``[streamlit_ui]`` strings.
+
+    rtl.css redraws Streamlit's own English interface text (uploader, input hints, main
+    menu…) with ``content: var(--mz-ui-…)``; only the Arabic layer uses them.
+    """
+    table = strings("streamlit_ui", lang)
+    lines = [f"  --mz-ui-{key.replace('_', '-')}: {css_string(str(value))};"
+             for key, value in sorted(table.items())]
+    return ":root {\n" + "\n".join(lines) + "\n}"
+
+
 @functools.lru_cache(maxsize=16)
-def _css(parts: tuple[str, ...], _mtimes: tuple[int, ...]) -> str:
+def _css(parts: tuple[str, ...], _mtimes: tuple[int, ...], lang: str) -> str:
     text = "\n".join((CSS_DIR / f"{name}.css").read_text(encoding="utf-8") for name in parts)
+    if "rtl" in parts:
+        text = ui_text_variables(lang) + "\n" + text
     return f"<style>\n{text}\n</style>"
 
 
 def inject_css(lang: str, present: bool) -> None:
     """Base CSS, plus the RTL layer in Arabic and the large-type layer when presenting."""
     parts = ("base",) + (("rtl",) if lang == "ar" else ()) + (("present",) if present else ())
-    mtimes = tuple((CSS_DIR / f"{p}.css").stat().st_mtime_ns for p in parts)
-    st.html(_css(parts, mtimes))
+    files = [CSS_DIR / f"{p}.css" for p in parts] + [STRINGS_DIR / f"{lang}.toml"]
+    mtimes = tuple(path.stat().st_mtime_ns for path in files)
+    st.html(_css(parts, mtimes, lang))
 
 
 def page_title(entry: catalog.Entry, lang: str) -> str:
