@@ -250,9 +250,10 @@ def chart_downloads(spec: dict, stem: str, key: str) -> None:
 
 
 def chart_labels() -> dict[str, str]:
-    return {"queries": res["chart_queries"], "run": res["run"], "better": cmp_text["better"],
-            "same": cmp_text["same"], "worse": cmp_text["worse"], "query": cmp_text["query"],
-            "position": cmp_text["position"], "delta": cmp_text["delta"]}
+    words = {"queries": res["chart_queries"], "run": res["run"], "better": cmp_text["better"],
+             "same": cmp_text["same"], "worse": cmp_text["worse"], "query": cmp_text["query"],
+             "position": cmp_text["position"], "delta": cmp_text["delta"]}
+    return {key: layout.chart_text(text) for key, text in words.items()}
 
 
 @layout.friendly_errors("lab.results")

@@ -105,9 +105,9 @@ def _set_returned(s: state.UrlState, system: str, qi: int, key: str) -> None:
 
 
 def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None) -> dict:
-    return {"question": labels["question"], "delta_axis": axis or labels["delta_axis"],
-            "better": labels["better"], "same": labels["same"], "worse": labels["worse"],
-            "a": a, "b": b}
+    words = {"question": labels["question"], "delta_axis": axis or labels["delta_axis"],
+             "better": labels["better"], "same": labels["same"], "worse": labels["worse"]}
+    return {**{key: layout.chart_text(text) for key, text in words.items()}, "a": a, "b": b}
 
 
 @st.fragment

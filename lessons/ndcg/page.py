@@ -224,7 +224,7 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
 
 def _chart_labels() -> dict[str, str]:
     words = c["try_it"]["chart"]
-    return {key: layout.label(text) for key, text in words.items()}
+    return {key: layout.chart_text(text) for key, text in words.items()}
 
 
 def charts(sc: logic.Scenario) -> None:

@@ -110,7 +110,8 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "data": {"values": rows},
-        "height": 220,
+        "height": 340,
+        "padding": {"top": 18, "left": 5, "right": 5, "bottom": 5},  # room for the d-label over a 1.0 bar
         "layer": [
             {"mark": {"type": "rect", "opacity": 0.18},
              "encoding": {
@@ -119,7 +120,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                  "color": {"field": "zone", "type": "nominal", "title": None,
                            "scale": {"domain": [labels["counted"], labels["not_counted"]],
                                      "range": ["#2f6fde", "#e9ecf1"]},
-                           "legend": {"orient": "bottom", "columns": 2}}}},
+                           "legend": {"orient": "bottom", "direction": "vertical"}}}},
             {"mark": {"type": "bar", "width": {"band": 0.55}},
              "encoding": {
                  "x": {"field": "rank", "type": "ordinal"},
@@ -127,7 +128,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                        "title": labels["rr_weight"], "scale": {"domain": [0, 1]}},
                  "fill": {"field": "kind", "type": "nominal", "title": None,
                           "scale": {"domain": list(colours), "range": list(colours.values())},
-                          "legend": {"orient": "bottom", "columns": 3}},
+                          "legend": {"orient": "bottom", "direction": "vertical"}},
                  "tooltip": [{"field": "doc", "title": labels["document"]},
                              {"field": "rank", "title": labels["rank"]},
                              {"field": "rr_weight", "title": labels["rr_weight"],

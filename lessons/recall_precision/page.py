@@ -105,7 +105,7 @@ def interactive() -> None:
         layout.markdown(meanings, logic.counts(sc))
 
     layout.markdown(f"**{labels['chart_title']}**")
-    st.vega_lite_chart(logic.position_chart(sc, {**labels, **_chart_words()}), width="stretch")
+    st.vega_lite_chart(logic.position_chart(sc, _chart_words()), width="stretch")
     layout.markdown(labels["chart_caption"])
 
     with st.expander(layout.label(labels["missed"])):
@@ -131,8 +131,9 @@ def interactive() -> None:
 
 
 def _chart_words() -> dict[str, str]:
-    return {"relevant": labels["relevant"], "not_relevant": labels["not_relevant"],
-            "document": labels["document"], "rank": labels["rank"]}
+    keys = ("counted", "not_counted", "first_hit", "relevant", "not_relevant", "document",
+            "rank", "rr_weight")
+    return {key: layout.chart_text(labels[key]) for key in keys}
 
 
 def _formula(row: logic.MetricRow) -> str:
