@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT   ?= 8501
 
-.PHONY: run test lint bench chromium clean
+.PHONY: run test lint bench chromium postgresql clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +27,17 @@ $(VENV)/.bench: requirements-bench.txt $(VENV)/.dev
 chromium:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
 
+# Debian's PostgreSQL server binaries: the live classroom's database tests start a throwaway cluster.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql; }
+
 run: $(VENV)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 
-test: $(VENV)/.dev chromium
+test: $(VENV)/.dev chromium postgresql
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 -q
 
