@@ -414,7 +414,11 @@ class LiveService:
                       row.status) if row else None
         if result is not None:
             with self._poll_lock:
-                self._poll_cache[code] = (now, result)
+                # a slower read that started earlier must not overwrite a newer one: the
+                # counters would go back and every phone would redraw for nothing
+                hit = self._poll_cache.get(code)
+                if hit is None or hit[0] <= now:
+                    self._poll_cache[code] = (now, result)
         return result
 
     def tally(self, question_id: int) -> Tally:

@@ -68,8 +68,7 @@ def send(at: AppTest, qid: int, value: str) -> None:
     widget = at.text_input(key=f"live-ans-{qid}") if any(
         w.key == f"live-ans-{qid}" for w in at.text_input) else at.radio(key=f"live-ans-{qid}")
     (widget.input(value) if hasattr(widget, "input") else widget.set_value(value))
-    submit = next(b for b in at.button if b.key.startswith(f"FormSubmitter:live-form-{qid}"))
-    submit.click().run()
+    at.button(key=f"live-send-{qid}").click().run()
     assert not at.exception
 
 
@@ -211,3 +210,58 @@ def test_export_has_one_row_per_student_answer():
     assert [(r["nickname"], r["answer"], r["is_correct"]) for r in rows] == [
         ("A", "0.5", "1"), ("'=cmd|x", "0.2", "0")]
     assert logic.SCENARIOS["binary"].k == 3
+
+
+def test_a_reload_keeps_the_participant_and_shows_the_stored_answer():
+    host = instructor()
+    code, _ = host_of(host)
+    host.button(key="live-push").click().run()
+    qid = service().current_question(code).id
+    ali = student(code, "Ali")
+    token = ali.session_state["live-me"]["token"]
+    assert ali.query_params["me"] == token and ali.query_params["join"] == code
+    send(ali, qid, "0.5")
+    assert "Your answer 0.5 is in." in alert_text(ali)
+
+    # the phone reloads: a new browser session with the address the page left behind
+    again = open_lesson(PAGE, {"lang": "en", "join": code, "me": token})
+    assert again.session_state["live-me"] == {"code": code, "token": token, "label": "Ali"}
+    assert "You joined session" in alert_text(again) and "Ali" in alert_text(again)
+    assert "Your answer: 0.5" in alert_text(again)      # read back from the database
+    assert not any(w.key == "live-join-nick" for w in again.text_input)
+    send(again, qid, "0.33")
+    assert "Changed from 0.5 to 0.33." in alert_text(again)
+    assert service().tally(qid).answered == 1          # still one participant, one answer
+
+    again.button(key="live-leave").click().run()
+    assert "me" not in again.query_params and "live-me" not in again.session_state
+
+
+def test_a_foreign_or_malformed_token_in_the_address_asks_to_join():
+    host = instructor()
+    code, _ = host_of(host)
+    for bad in ("0" * 32, "<script>", "x" * 500):
+        at = open_lesson(PAGE, {"lang": "en", "join": code, "me": bad})
+        assert "live-me" not in at.session_state
+        assert "me" not in at.query_params
+        assert any(w.key == "live-join-nick" for w in at.text_input)
+    other = instructor()
+    other_code, _ = host_of(other)
+    token = student(other_code, "Zed").session_state["live-me"]["token"]
+    at = open_lesson(PAGE, {"lang": "en", "join": code, "me": token})  # another session's
+    assert "live-me" not in at.session_state
+
+
+def test_the_confirmation_is_drawn_from_the_stored_answer_on_every_poll():
+    host = instructor()
+    code, _ = host_of(host)
+    host.button(key="live-push").click().run()
+    qid = service().current_question(code).id
+    mona = student(code, "Mona")
+    send(mona, qid, "1/3")
+    assert "Your answer 0.3333 is in." in alert_text(mona)
+    # the one-time message is gone (as if its draw never reached the phone): the next poll
+    # still confirms, from what is stored
+    mona.session_state["live-student"].pop("message")
+    mona.run()
+    assert "Your answer: 0.3333" in alert_text(mona)

@@ -4,12 +4,19 @@ phones, the projector shows the spread, the right answer and the most common mis
 Thin page: questions are built by ``logic`` (numbers from ``metrics``), stored by
 ``live.service`` (SQLite or PostgreSQL). Both screens refresh with ``st.fragment(run_every=…)``
 that first reads one integer (``service.poll``) and queries the rest only when it moved.
+On a phone that fragment *is* the question box: every poll redraws the box (a handful of small
+elements) from what is stored, so a new question needs no page rerun, and the confirmation of
+an answer cannot be lost with one message (under load Streamlit may drop the messages of a run
+that finished just as the next poll arrived: see ``deploy/README.md``). A phone keeps its
+participant across a reload through its own address (``?join=CODE&me=TOKEN``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+import random
+import re
 from collections.abc import Iterator
 
 import streamlit as st
@@ -25,8 +32,11 @@ FOLDER = "live"
 HOST, ME = "live-host", "live-me"
 PROJECTOR_CACHE, STUDENT_CACHE = "live-projector", "live-student"
 PROJECTOR_EVERY_S = 1.0     # one browser: poll often
-STUDENT_EVERY_S = 2.0       # many phones: an idle poll draws nothing and reads a 1 s cache
+STUDENT_EVERY_S = 2.0       # many phones: a poll reads a 1 s cache and redraws a small box
+STUDENT_JITTER_S = 0.3
 STUDENT_POLL_MAX_AGE_S = 1.0
+ME_PARAM = "me"             # the participant token in the student's address (see _restore)
+TOKEN_RE = re.compile(r"[0-9a-f]{32}")
 
 c = load_content(FOLDER)
 _LOG = logging.getLogger(__name__)
@@ -85,26 +95,56 @@ def ranking_table(ranking: list[str], qrels: dict, k: int) -> str:
     return "\n".join(lines)
 
 
-def show_scenario(template: str, scenario: dict) -> None:
+def scenario_notes(scenario: dict) -> str:
+    ranking, qrels, k = scenario["ranking"], scenario.get("qrels", {}), int(scenario["k"])
+    missed = logic.unretrieved(ranking, qrels)
+    notes = [fill(c["screen"]["cutoff"], {"k": k})]
+    if missed:
+        notes.append(fill(c["screen"]["unretrieved"], {"ids": layout.code_list(missed)}))
+    return "  \n".join(notes)
+
+
+def show_scenario(template: str, scenario: dict, heading: str = "") -> None:
+    """The ranking(s) a question is about; ``heading`` (the prompt) goes in the same element:
+    a phone redraws this on every poll, so fewer elements is less work for everyone."""
     ranking, qrels, k = scenario["ranking"], scenario.get("qrels", {}), int(scenario["k"])
     s = c["screen"]
-    if template == "better" and scenario.get("other"):
-        left, right = st.columns(2)
-        with left:
-            layout.markdown(f"**{s['system_a']}**\n\n" + ranking_table(ranking, qrels, k))
-        with right:
-            layout.markdown(f"**{s['system_b']}**\n\n"
-                            + ranking_table(scenario["other"], qrels, k))
-    else:
-        layout.markdown(ranking_table(ranking, qrels, k))
-    missed = logic.unretrieved(ranking, qrels)
-    notes = [fill(s["cutoff"], {"k": k})]
-    if missed:
-        notes.append(fill(s["unretrieved"], {"ids": layout.code_list(missed)}))
-    layout.markdown("  \n".join(notes))
+    if not (template == "better" and scenario.get("other")):
+        layout.markdown("\n\n".join(part for part in (
+            heading, ranking_table(ranking, qrels, k), scenario_notes(scenario)) if part))
+        return
+    if heading:
+        layout.markdown(heading)
+    left, right = st.columns(2)
+    with left:
+        layout.markdown(f"**{s['system_a']}**\n\n" + ranking_table(ranking, qrels, k))
+    with right:
+        layout.markdown(f"**{s['system_b']}**\n\n" + ranking_table(scenario["other"], qrels, k))
+    layout.markdown(scenario_notes(scenario))
 
 
 # --- student ------------------------------------------------------------------------------------
+
+
+def _restore() -> dict | None:
+    """A reload keeps the phone's identity: after joining, the page's own address carries the
+    participant token (``?join=CODE&me=TOKEN``), so a reload finds the same participant
+    (and their answer) instead of asking to join again under a nickname now "taken"."""
+    token = str(st.query_params.get(ME_PARAM, ""))
+    code = normalise_code(st.query_params.get("join", ""))
+    if not token:
+        return None
+    try:
+        joined = svc().participant(code, token) if TOKEN_RE.fullmatch(token) and code else None
+    except SQLAlchemyError:
+        return None  # the address stays: the next run tries again
+    if joined is None:  # a mistyped or foreign address, or another session's token
+        del st.query_params[ME_PARAM]
+        return None
+    me = {"code": code, "token": token, "label": joined.label}
+    st.session_state[ME] = me
+    st.session_state.pop(STUDENT_CACHE, None)
+    return me
 
 
 def _join() -> None:
@@ -122,15 +162,18 @@ def _join() -> None:
     st.session_state[ME] = {"code": code, "token": joined.token, "label": joined.label}
     st.session_state.pop(STUDENT_CACHE, None)
     st.query_params["join"] = code
+    st.query_params[ME_PARAM] = joined.token
 
 
 def _leave() -> None:
     st.session_state.pop(ME, None)
     st.session_state.pop(STUDENT_CACHE, None)
+    if ME_PARAM in st.query_params:
+        del st.query_params[ME_PARAM]
 
 
 def student_view() -> None:
-    me = st.session_state.get(ME)
+    me = st.session_state.get(ME) or _restore()
     j = c["join"]
     if not me:
         layout.markdown(f"### {j['heading']}\n\n{j['body']}")
@@ -162,7 +205,7 @@ def _send(q: Question, code: str, token: str) -> None:
     except LiveError as err:
         cache["message"] = (q.id, "error", err.key, {})
         if err.key in ("question_closed", "question_unknown"):
-            cache["sv"] = -1  # stale: the next poll reruns the page and fetches the new state
+            cache["sv"] = -1  # stale: the next draw re-reads the question
         return
     except SQLAlchemyError:
         cache["message"] = (q.id, "error", "database", {})
@@ -179,7 +222,8 @@ def _send(q: Question, code: str, token: str) -> None:
 
 
 def refresh_student(code: str, token: str) -> dict | None:
-    """The question this phone shows, re-read only when the session's state counter moved."""
+    """The question this phone shows, re-read only when the session's state counter moved
+    (one cached integer per poll otherwise)."""
     poll = svc().poll(code, max_age=STUDENT_POLL_MAX_AGE_S)
     cache = st.session_state.setdefault(STUDENT_CACHE, {})
     if poll is None or poll.status != "open":
@@ -192,35 +236,31 @@ def refresh_student(code: str, token: str) -> dict | None:
     return cache
 
 
-@st.fragment(run_every=STUDENT_EVERY_S)
-@layout.friendly_errors("live.student.poll")
-def student_poll(code: str) -> None:
-    """Every phone polls, so an idle poll draws nothing: one cached integer compared; only
-    when the instructor pushed, closed or revealed does the page run again (and redraw)."""
-    with contextlib.suppress(SQLAlchemyError):
-        poll = svc().poll(code, max_age=STUDENT_POLL_MAX_AGE_S)
-        shown = st.session_state.get(STUDENT_CACHE, {}).get("sv")
-        now = poll.state_version if poll is not None and poll.status == "open" else None
-        if now != shown:
-            st.rerun()
+def student_every() -> float:
+    """This phone's poll interval: the mean, spread by up to ±STUDENT_JITTER_S so phones that
+    joined in the same second (the whole class scanning one QR code) drift apart."""
+    if "live-every" not in st.session_state:
+        st.session_state["live-every"] = round(STUDENT_EVERY_S + random.uniform(
+            -STUDENT_JITTER_S, STUDENT_JITTER_S), 2)
+    return float(st.session_state["live-every"])
 
 
 def student_live(code: str, token: str) -> None:
+    """The question box is its own timed fragment: a poll redraws only the box (a few small
+    elements), so a pushed question reaches each phone in its next poll without rerunning
+    the page, and what the box shows (the confirmation included) always comes from the
+    stored state, never from a one-time event that a lost message could swallow."""
+    st.fragment(run_every=student_every())(student_panel)(code, token)
+
+
+@layout.friendly_errors("live.student")
+def student_panel(code: str, token: str) -> None:
     with guarded("live.student"):
         cache = refresh_student(code, token)
         if cache is None:
             st.info(layout.label(error_text("session_closed")), icon=":material/event_busy:")
         else:
-            student_question_box(code, token)
-    student_poll(code)
-
-
-@st.fragment
-@layout.friendly_errors("live.student")
-def student_question_box(code: str, token: str) -> None:
-    """The question and its form: sending an answer reruns only this."""
-    with guarded("live.student"):
-        student_question(st.session_state[STUDENT_CACHE], code, token)
+            student_question(cache, code, token)
 
 
 def student_question(cache: dict, code: str, token: str) -> None:
@@ -229,8 +269,8 @@ def student_question(cache: dict, code: str, token: str) -> None:
     if q is None:
         st.info(layout.label(s["waiting"]), icon=":material/hourglass_top:")
         return
-    layout.markdown(f"#### {prompt_text(q.template, q.scenario, q.measure)}")
-    show_scenario(q.template, q.scenario)
+    show_scenario(q.template, q.scenario,
+                  heading=f"#### {prompt_text(q.template, q.scenario, q.measure)}")
     mine = cache.get("mine")
     if q.is_open:
         with st.form(f"live-form-{q.id}", border=True):
@@ -242,15 +282,19 @@ def student_question(cache: dict, code: str, token: str) -> None:
             else:
                 st.text_input(layout.label(s["answer"]), key=f"live-ans-{q.id}", max_chars=64,
                               placeholder=s["placeholder"])
+            # a fixed key: the label may change, the button (and a pending click) stays
             st.form_submit_button(s["change"] if mine else s["send"], type="primary",
+                                  key=f"live-send-{q.id}",
                                   on_click=_send, args=(q, code, token))
     message = cache.get("message")
-    if message and message[0] == q.id:
+    message = message if message and message[0] == q.id else None
+    if message:
         _, kind, key, values = message
         text = error_text(key) if kind == "error" else fill(s[key], values)
         {"error": st.error, "success": st.success, "info": st.info}[kind](layout.label(text))
-    elif mine is not None:
-        st.caption(layout.label(fill(s["yours"], {"answer": option_label(q, mine)})))
+    if mine is not None and (message is None or message[1] == "error"):
+        st.success(layout.label(fill(s["yours"], {"answer": option_label(q, mine)})),
+                   icon=":material/check:")
     if not q.is_open:
         st.info(layout.label(s["closed"]), icon=":material/lock:")
     if q.revealed:

@@ -111,7 +111,8 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
         "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
         "data": {"values": rows},
         "height": 340,
-        "padding": {"top": 18, "left": 5, "right": 5, "bottom": 5},  # room for the d-label over a 1.0 bar
+        # room above the plot for the document label over a bar of height 1.0
+        "padding": {"top": 18, "left": 5, "right": 5, "bottom": 5},
         "layer": [
             {"mark": {"type": "rect", "opacity": 0.18},
              "encoding": {

@@ -76,9 +76,10 @@ def join(browser, url: str, code: str, nickname: str) -> Page:
     return page
 
 
-def answer(page: Page, value: str, button: str = "Send") -> None:
+def answer(page: Page, value: str, button: str = "Send", pause_ms: int = 0) -> None:
     box = page.get_by_label("Your answer")
     box.fill(value)
+    page.wait_for_timeout(pause_ms)  # the box's polls redraw it meanwhile: the text must stay
     page.get_by_role("button", name=button).click()
 
 
@@ -94,8 +95,16 @@ def test_a_class_answers_changes_sees_the_reveal_and_the_instructor_exports(
     answer(students[0], "0.5")
     shows(students[0], "Your answer 0.5 is in.")
     answer(students[1], "1/3")
-    answer(students[2], "0.33")
+    answer(students[2], "0.33", pause_ms=3000)
     shows(students[2], "Your answer 0.33 is in.")
+
+    # a reload keeps the phone's participant (the address carries its token) and its answer
+    assert "me=" in students[0].url
+    students[0].reload()
+    shows(students[0], "You joined session")
+    shows(students[0], "Ali")
+    shows(students[0], "Your answer: 0.5")
+    expect(students[0].get_by_label("Nickname (optional)")).to_have_count(0)
     answer(students[1], "0.5", button="Change my answer")
     shows(students[1], "Changed from 0.3333 to 0.5.")
     answer(students[2], "abc", button="Change my answer")
