@@ -140,3 +140,22 @@ def page(browser):
     pg.set_default_timeout(15_000)
     yield pg
     context.close()
+
+
+SHELL_FIXTURE = "tests/apps/shell_fixture_page.py"
+
+
+@pytest.fixture(scope="module")
+def shell_app_url(streamlit_server) -> str:
+    """The real app with the shell's fixture page added as /fixture (env read at server start)."""
+    old = os.environ.get("MIZAN_EXTRA_PAGES")
+    os.environ["MIZAN_EXTRA_PAGES"] = f"fixture={SHELL_FIXTURE}"
+    try:
+        # toolbarMode repeats config.toml; it only makes this server's identity unique
+        # in the session-wide server cache (this one needs the env var above).
+        return streamlit_server("app.py", **{"client.toolbarMode": "viewer"})
+    finally:
+        if old is None:
+            os.environ.pop("MIZAN_EXTRA_PAGES", None)
+        else:
+            os.environ["MIZAN_EXTRA_PAGES"] = old

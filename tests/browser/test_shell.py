@@ -8,7 +8,6 @@ parameter runs nothing. Screenshots go to tests/screenshots/out/ (git-ignored).
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -20,24 +19,12 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "tests" / "screenshots" / "out"
-FIXTURE = "tests/apps/shell_fixture_page.py"
 MAIN_PROSE = "[data-testid=stMainBlockContainer] .mz-prose"
 
 
 @pytest.fixture(scope="module")
-def app_url(streamlit_server) -> str:
-    """The real app, with the fixture page added as /fixture (env read at server start)."""
-    old = os.environ.get("MIZAN_EXTRA_PAGES")
-    os.environ["MIZAN_EXTRA_PAGES"] = f"fixture={FIXTURE}"
-    try:
-        # toolbarMode repeats config.toml; it only makes this server's identity unique
-        # in the session-wide server cache (this one needs the env var above).
-        return streamlit_server("app.py", **{"client.toolbarMode": "viewer"})
-    finally:
-        if old is None:
-            os.environ.pop("MIZAN_EXTRA_PAGES", None)
-        else:
-            os.environ["MIZAN_EXTRA_PAGES"] = old
+def app_url(shell_app_url) -> str:
+    return shell_app_url
 
 
 @pytest.fixture

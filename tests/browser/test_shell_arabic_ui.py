@@ -12,7 +12,6 @@ and check that English pages still show Streamlit's own words.
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 
@@ -20,7 +19,6 @@ from lessons.shared.i18n import strings
 
 pytestmark = pytest.mark.browser
 
-FIXTURE = "tests/apps/shell_fixture_page.py"
 AR = strings("streamlit_ui", "ar")
 
 # {english: size and visibility of the element, pseudo: computed content of ::before/::after}
@@ -39,17 +37,8 @@ PROBE_JS = """([englishSel, pseudoSel, which]) => {
 
 
 @pytest.fixture(scope="module")
-def app_url(streamlit_server) -> str:
-    """The app with the shell's fixture page (same server as tests/browser/test_shell.py)."""
-    old = os.environ.get("MIZAN_EXTRA_PAGES")
-    os.environ["MIZAN_EXTRA_PAGES"] = f"fixture={FIXTURE}"
-    try:
-        return streamlit_server("app.py", **{"client.toolbarMode": "viewer"})
-    finally:
-        if old is None:
-            os.environ.pop("MIZAN_EXTRA_PAGES", None)
-        else:
-            os.environ["MIZAN_EXTRA_PAGES"] = old
+def app_url(shell_app_url) -> str:
+    return shell_app_url
 
 
 def open_page(page, url: str, ready: str) -> None:
