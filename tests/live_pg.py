@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,19 +86,25 @@ def start_cluster() -> Cluster:
 
 
 def answer_worker(url: str, code: str, question_id: int, tokens: list[str], rounds: int,
-                  start, results) -> None:
+                  start, results, until_refused: bool = False) -> None:
     """Answer for each participant in ``tokens``, ``rounds`` times (changing the answer each
     round), after ``start`` (a multiprocessing Event); put ``(token, value)`` for each
-    accepted answer and ``(token, None)`` for each refused one on ``results``."""
+    accepted answer and ``(token, "refused:<key>")`` for each refused one on ``results``.
+    ``until_refused``: keep going round after round (up to 60 s) until a round was refused,
+    so a test that closes the question meanwhile always sees the close bite."""
     from live import db
     from live.service import LiveError, LiveService
 
     svc = LiveService(db.make_engine(url))
     start.wait(60)
     out = []
-    for r in range(rounds):
+    deadline = time.monotonic() + 60
+    r = 0
+    while r < rounds or (until_refused and time.monotonic() < deadline
+                         and not any(v.startswith("refused") for _, v in out)):
+        r += 1
         for i, token in enumerate(tokens):
-            value = str((i + r) % 3)  # "0", "1", "2": the last round's value is the final one
+            value = str((i + r - 1) % 3)  # "0", "1", "2": the last round's value is final
             try:
                 svc.answer(code, token, question_id, value)
                 out.append((token, value))

@@ -366,12 +366,13 @@ PER_PROCESS = 15
 ROUNDS = 3
 
 
-def _run_workers(db_url, created, qid, tokens, during=None):
+def _run_workers(db_url, created, qid, tokens, during=None, until_refused=False):
     ctx = multiprocessing.get_context("fork")
     start, results = ctx.Event(), ctx.Queue()
     chunks = [tokens[i::PROCESSES] for i in range(PROCESSES)]
     procs = [ctx.Process(target=live_pg.answer_worker,
-                         args=(db_url, created.code, qid, chunk, ROUNDS, start, results))
+                         args=(db_url, created.code, qid, chunk, ROUNDS, start, results,
+                               until_refused))
              for chunk in chunks]
     for proc in procs:
         proc.start()
@@ -417,7 +418,8 @@ def test_closing_while_students_answer_keeps_exactly_the_accepted_answers(svc, d
             time.sleep(0.005)
         svc.close_question(created.code, created.host_token, qid)
 
-    outcomes = _run_workers(db_url, created, qid, tokens, during=close_midway)
+    outcomes = _run_workers(db_url, created, qid, tokens, during=close_midway,
+                            until_refused=True)
     accepted: dict[str, str] = {}
     refused = 0
     for token, value in outcomes:
