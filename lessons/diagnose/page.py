@@ -14,7 +14,12 @@ import streamlit as st
 from lessons.diagnose import logic
 from lessons.shared import layout, state
 from lessons.shared.answers import parse_number
-from lessons.shared.i18n import Markup, current_lang, fill, fmt_num, load_content
+from lessons.shared.i18n import (
+    Markup,
+    fill,
+    fmt_num,
+    load_content,
+)
 from lessons.shared.layout import code_list
 from lessons.shared.quiz import quiz
 
@@ -45,10 +50,6 @@ EXERCISE_FIELDS = {"ex": state.int_field(1, lo=0, hi=logic.MAX_SEED)}
 
 
 
-
-def _sep() -> str:
-    """The list separator of the page's language (the Arabic comma in Arabic)."""
-    return "، " if current_lang() == "ar" else ", "
 
 
 def _reveal(key: str, draw) -> None:

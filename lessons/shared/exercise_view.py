@@ -33,12 +33,13 @@ from lessons.shared.exercises import (
     Exercise,
     check,
     check_prediction,
+    doc_order,
     feedback,
     feedback_values,
     steps,
     texts,
 )
-from lessons.shared.i18n import current_lang, fill, fmt_num
+from lessons.shared.i18n import fill, fmt_num, list_separator
 
 __all__ = ["show"]
 
@@ -67,17 +68,13 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _doc_order(doc: str) -> tuple[int, str]:
-    return (int(doc[1:]) if doc[1:].isdigit() else 0, doc)
-
-
 def _case(ex: Exercise, words: Mapping[str, str]) -> None:
     values = feedback_values(ex)
     question = texts()["question"]["predict" if ex.kind == "predict" else ex.metric]
-    sep = "، " if current_lang() == "ar" else ", "
+    sep = list_separator()
     if ex.metric == "mrr":
         rows = [[f"q{n}", " ".join(f"`{d}`" for d in ranking),
-                 sep.join(f"`{d}`" for d in sorted(relevant, key=_doc_order))]
+                 sep.join(f"`{d}`" for d in sorted(relevant, key=doc_order))]
                 for n, (ranking, relevant) in enumerate(ex.questions, start=1)]
         body = _table([words["question"], words["ranking"], words["relevant_set"]], rows)
         layout.markdown(f"{body}\n\n**{question}**", values)

@@ -230,7 +230,7 @@ def _binary_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exerc
         # a miss in the top k with a hit just below it: HitRate@k = 0 (and @k+1 would be 1)
         k = rng.randint(1, length - 1)
         relevant = {ranking[k]} | {d for d in relevant if d not in ranking[:k]}
-    judgments = tuple(sorted(((d, 1) for d in relevant), key=_doc_key))
+    judgments = tuple((d, 1) for d in sorted(relevant, key=doc_order))
     answer = mistakes.MEASURES[metric](ranking, relevant, k)
     if answer == 0 and metric != "hit_rate" and rng.random() > 0.15:
         return None                            # mostly cases with something to count
@@ -247,7 +247,7 @@ def _ap_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exercise 
     relevant = set(rng.sample(ranking, 1 if rng.random() < 0.2 else rng.randint(2, 3)))
     if rng.random() < 0.35:
         relevant.add(spare)
-    judgments = tuple(sorted(((d, 1) for d in relevant), key=_doc_key))
+    judgments = tuple((d, 1) for d in sorted(relevant, key=doc_order))
     answer = mistakes.MEASURES["ap"](ranking, relevant, length)
     return Exercise(seed, "ap", "compute", answer, TOLERANCE["ap"], tuple(ranking), judgments,
                     length)
@@ -288,9 +288,9 @@ def _graded_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exerc
                     tuple(judgments), k)
 
 
-def _doc_key(item) -> int:
-    doc = item[0] if isinstance(item, tuple) else item
-    return int(doc[1:]) if doc[1:].isdigit() else 0
+def doc_order(doc: str) -> tuple[int, str]:
+    """Sort key for document ids: ``d4`` before ``d12`` (not as text)."""
+    return (int(doc[1:]) if doc[1:].isdigit() else 0, doc)
 
 
 def _first_ranks(questions) -> list[int | None]:
@@ -398,7 +398,7 @@ def predict_exercise(seed: int, metric: str | None = None) -> Exercise:
                 judgments.append((docs[length], rng.choice((2, 3))))
         else:
             relevant = rng.sample(ranking, rng.randint(1, 3))
-            judgments = [(d, 1) for d in sorted(relevant, key=_doc_key)]
+            judgments = [(d, 1) for d in sorted(relevant, key=doc_order)]
         k = length if chosen == "ap" else rng.randint(3, length)
         if k < length and rng.random() < 0.5:  # across the cut-off: in or out of the top k
             i, j = rng.randint(1, k), rng.randint(k + 1, length)
@@ -508,13 +508,13 @@ def _ratio_formula(name: str, top: int, bottom: int, value: float) -> str:
     return f"{name} = {top} / {bottom} = {_n(value)}"
 
 
-def _sep(lang: str) -> str:
-    """The list separator of the text's language: Arabic "، " keeps each item in place in RTL."""
-    return "، " if lang == "ar" else ", "
+def _listed(items, lang: str) -> i18n.Markup:
+    """Items joined by the language's list separator ("—" for none)."""
+    return i18n.Markup(i18n.list_separator(lang).join(items) or "—")
 
 
-def _codes(ids: Sequence[str], lang: str) -> i18n.Markup:
-    return i18n.Markup(_sep(lang).join(f"`{i}`" for i in ids) or "—")
+def _codes(ids, lang: str) -> i18n.Markup:
+    return _listed((f"`{i}`" for i in ids), lang)
 
 
 def _dcg_formula(name: str, grades: Sequence[int], k: int) -> str:
@@ -550,7 +550,7 @@ def _binary_values(ex: Exercise, lang: str) -> dict[str, Any]:
     return {"hits": f.hits, "R": f.R, "retrieved": f.retrieved,
             "first_rank": f.first_rank or 0, "last_rank": f.last_rank or 0,
             "hit_docs": _codes(hit_docs, lang),
-            "relevant_docs": _codes(sorted(relevant, key=_doc_key), lang),
+            "relevant_docs": _codes(sorted(relevant, key=doc_order), lang),
             "depth": min(k, f.retrieved),
             "precision": round(mistakes.MEASURES["precision"](ranking, relevant, k), 4),
             "recall": round(mistakes.MEASURES["recall"](ranking, relevant, k), 4)}
@@ -562,17 +562,15 @@ def _ap_values(ex: Exercise, lang: str) -> dict[str, Any]:
     terms = [f"{hit}/{r}" for hit, r in enumerate(ranks, start=1)]
     total = sum(hit / r for hit, r in enumerate(ranks, start=1))
     return {"R": len(relevant), "retrieved": len(ranks),
-            "ranks": i18n.Markup(_sep(lang).join(map(str, ranks)) or "—"),
-            "terms": i18n.Markup(_sep(lang).join(terms) or "—"),
+            "ranks": _listed(map(str, ranks), lang), "terms": _listed(terms, lang),
             "sum": i18n.Markup(f"({' + '.join(terms) or '0'})"), "total": round(total, 4)}
 
 
 def _mrr_values(ex: Exercise, lang: str) -> dict[str, Any]:
     firsts = _first_ranks(ex.questions)
     rrs = [f"1/{r}" if r else "0" for r in firsts]
-    return {"n": len(firsts), "ranks": i18n.Markup(_sep(lang).join(str(r) if r else "—"
-                                                             for r in firsts)),
-            "rrs": i18n.Markup(_sep(lang).join(rrs)), "sum": i18n.Markup(" + ".join(rrs)),
+    return {"n": len(firsts), "ranks": _listed((str(r) if r else "—" for r in firsts), lang),
+            "rrs": _listed(rrs, lang), "sum": i18n.Markup(" + ".join(rrs)),
             "missed": sum(r is None for r in firsts)}
 
 
@@ -591,7 +589,7 @@ def _graded_values(ex: Exercise, lang: str) -> dict[str, Any]:
         "ndcg_terms": i18n.Markup(f"`nDCG@{k} = {_n(dcg)} / {_n(idcg)} = {_n(ndcg)}`"),
         "ideal": i18n.Markup(f"`{list(ideal)}`"),
         "ideal_retrieved": i18n.Markup(f"`{list(ideal_ret)}`"),
-        "missing": i18n.Markup(_sep(lang).join(missing) if missing else "—"),
+        "missing": _listed(missing, lang),
     }
 
 
@@ -747,7 +745,7 @@ class RankingExercise:
 
     @property
     def unretrieved(self) -> list[str]:
-        return sorted(set(self.relevant) - set(self.ranking), key=_doc_number)
+        return sorted(set(self.relevant) - set(self.ranking), key=doc_order)
 
     def facts(self) -> mistakes.Facts:
         return mistakes.facts(list(self.ranking), set(self.relevant), self.k)
@@ -755,10 +753,6 @@ class RankingExercise:
     def check(self, answer: float, tolerance: float = 0.005) -> str:
         return mistakes.diagnose(self.measure, list(self.ranking), set(self.relevant), self.k,
                                  answer, tolerance)
-
-
-def _doc_number(doc: str) -> int:
-    return int(doc[1:])
 
 
 def ranking_exercise(seed: int, measure: str | None = None) -> RankingExercise:

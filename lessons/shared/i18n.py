@@ -83,6 +83,11 @@ def current_lang() -> str:
     return lang if lang in LANGS else DEFAULT_LANG
 
 
+def list_separator(lang: str | None = None) -> str:
+    """The list separator of a language: the Arabic comma "، " keeps each item in place in RTL."""
+    return "، " if (lang or current_lang()) == "ar" else ", "
+
+
 def current_digits() -> str:
     """``"latn"`` (0123, default) or ``"arab"`` (٠١٢٣). Arabic-Indic only applies to Arabic."""
     if current_lang() != "ar":

@@ -51,6 +51,7 @@ from lessons.shared.i18n import (
     direction,
     fill,
     fmt_num,
+    list_separator,
     t,
 )
 
@@ -378,8 +379,7 @@ def answer_form(key: str, label: str, placeholder: str, check: str) -> str | Non
 
 def code_list(ids: Iterable[str]) -> Markup:
     """Ids as inline code joined by the page language's list separator (``،`` in Arabic)."""
-    separator = "، " if current_lang() == "ar" else ", "
-    return Markup(separator.join(f"`{i}`" for i in ids) or "—")
+    return Markup(list_separator().join(f"`{i}`" for i in ids) or "—")
 
 
 def next_icon() -> str:

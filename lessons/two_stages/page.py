@@ -14,7 +14,14 @@ import streamlit as st
 
 from lessons.shared import layout, state
 from lessons.shared.answers import parse_number
-from lessons.shared.i18n import Markup, current_lang, fill, fmt_num, load_content
+from lessons.shared.i18n import (
+    Markup,
+    current_lang,
+    fill,
+    fmt_num,
+    list_separator,
+    load_content,
+)
 from lessons.shared.layout import code_list
 from lessons.shared.quiz import quiz
 from lessons.two_stages import logic
@@ -35,10 +42,6 @@ EXERCISE_FIELDS = {"ex": state.int_field(1, lo=0, hi=logic.MAX_SEED)}
 
 
 
-
-def _sep() -> str:
-    """The list separator of the page's language (the Arabic comma in Arabic)."""
-    return "، " if current_lang() == "ar" else ", "
 
 
 # --- the sorter -------------------------------------------------------------------------------
@@ -172,7 +175,7 @@ def exercise() -> None:
     st.button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
               key="ts-ex-new")
     ex = logic.stage_exercise(s["ex"])
-    facts = logic.exercise_facts(ex, _sep())
+    facts = logic.exercise_facts(ex, list_separator())
     golden = set(ex.golden)
     chunks = "\n".join(
         [f"| {words['rank']} | {words['chunk']} | {words['is_golden']} |", "|---|---|---|"]
