@@ -7,8 +7,6 @@ step, the learner's answers and which steps were checked all live in the URL.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
 from lessons.diagnose import logic
@@ -316,18 +314,13 @@ def walkthrough() -> None:
 # --- the exercise -------------------------------------------------------------------------------
 
 
-def _new_exercise(s: state.UrlState) -> None:
-    s.set(ex=random.randrange(logic.MAX_SEED))
-
-
 @st.fragment
 @layout.friendly_errors("diagnose.exercise")
 def exercise() -> None:
     s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
     words = c["exercise"]["labels"]
     feedback = c["exercise"]["feedback"]
-    st.button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
-              key="dg-ex-new")
+    layout.new_exercise_button(s, words["new"], key="dg-ex-new")
     ex = logic.retrieval_exercise(s["ex"])
     rows = [f"| {words['question']} | {words['golden']} | {words['top_k']} |", "|---|---|---|"]
     for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True):

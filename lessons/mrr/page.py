@@ -8,7 +8,6 @@ reruns only the part it belongs to.
 from __future__ import annotations
 
 import dataclasses
-import random
 
 import streamlit as st
 
@@ -319,10 +318,6 @@ def counter_example() -> None:
 # --- the exercise ------------------------------------------------------------------------------
 
 
-def _new_exercise(s: state.UrlState) -> None:
-    s.set(ex=random.randrange(logic.MAX_SEED))
-
-
 @st.fragment
 @layout.friendly_errors("mrr.exercise")
 def exercise() -> None:
@@ -335,9 +330,8 @@ def exercise() -> None:
                                index=options.index(s["exm"]),
                                format_func=shown.__getitem__, key=s.key("exm"))
     if s.set(exm=chosen):
-        _new_exercise(s)
-    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
-                   key="mrr-ex-new", width="stretch")
+        state.new_seed(s)
+    layout.new_exercise_button(s, words["new"], key="mrr-ex-new", where=cols[1], width="stretch")
     ex = logic.exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
     values = _exercise_values(ex)
     if ex.kind == "ap":

@@ -377,10 +377,6 @@ def steps() -> None:
 # --- the exercise ------------------------------------------------------------------------------
 
 
-def _new_exercise(s: state.UrlState) -> None:
-    s.set(ex=random.randrange(logic.MAX_SEED))
-
-
 @st.fragment
 @layout.friendly_errors("ndcg.exercise")
 def exercise() -> None:
@@ -393,9 +389,8 @@ def exercise() -> None:
                                index=options.index(s["exm"]), format_func=names.__getitem__,
                                key=s.key("exm"))
     if s.set(exm=chosen):
-        _new_exercise(s)
-    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
-                   key="nd-ex-new", width="stretch")
+        state.new_seed(s)
+    layout.new_exercise_button(s, words["new"], key="nd-ex-new", where=cols[1], width="stretch")
     ex = logic.graded_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
 
     table = "\n".join(

@@ -85,14 +85,11 @@ def storage_note() -> None:
 # --- exercises -----------------------------------------------------------------------------
 
 
-def _new_seed(s: state.UrlState, field: str) -> None:
-    s.set(**{field: random.randrange(MAX_SEED)})
-
-
 def _practise_next(s: state.UrlState) -> None:
     metric = pg.next_metric(local_store.current(), PRACTICE_METRICS)
     st.session_state[s.key("m")] = metric  # the select box shows the new choice
-    s.set(m=metric, s=random.randrange(MAX_SEED))
+    s.set(m=metric)
+    state.new_seed(s, "s")
 
 
 def _record_attempt(metric: str, attempt) -> None:
@@ -120,8 +117,8 @@ def exercises(s: state.UrlState) -> None:
                                index=PRACTICE_METRICS.index(s["m"]),
                                format_func=shown.__getitem__, key=s.key("m"))
     s.set(m=chosen)
-    cols[1].button(words["new"], on_click=_new_seed, args=(s, "s"), icon=":material/casino:",
-                   key="px-new", width="stretch")
+    layout.new_exercise_button(s, words["new"], key="px-new", field="s", where=cols[1],
+                               width="stretch")
     cols[2].button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
                    icon=":material/trending_up:", key="px-next", width="stretch")
     ex = generate(s["m"], s["s"], lang=lang)
@@ -138,8 +135,7 @@ def predict(s: state.UrlState) -> None:
     with st.container(border=True, key="pp-box"):
         attempt = exercise_view.show(ex, key=f"pp-{ex.seed}")
     _record_attempt("predict", attempt)
-    st.button(c["predict"]["labels"]["new"], on_click=_new_seed, args=(s, "p"),
-              icon=":material/casino:", key="pp-new")
+    layout.new_exercise_button(s, c["predict"]["labels"]["new"], key="pp-new", field="p")
 
 
 # --- review cards ----------------------------------------------------------------------------

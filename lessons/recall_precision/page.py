@@ -145,10 +145,6 @@ def _formula(row: logic.MetricRow) -> str:
     return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
 
 
-def _new_exercise(s: state.UrlState) -> None:
-    s.set(ex=random.randrange(MAX_SEED))
-
-
 @st.fragment
 @layout.friendly_errors("recall_precision.exercise")
 def exercise() -> None:
@@ -160,9 +156,8 @@ def exercise() -> None:
     chosen = cols[0].selectbox(words["measure"], options, index=options.index(s["exm"]),
                                format_func=names.__getitem__, key=s.key("exm"))
     if s.set(exm=chosen):
-        _new_exercise(s)
-    cols[1].button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
-                   key="rp-ex-new", width="stretch")
+        state.new_seed(s)
+    layout.new_exercise_button(s, words["new"], key="rp-ex-new", where=cols[1], width="stretch")
     ex = ranking_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
 
     yes, no = labels["relevant"], "—"

@@ -43,7 +43,7 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from lessons.shared import bidi
+from lessons.shared import bidi, state
 from lessons.shared.i18n import (
     Markup,
     current_digits,
@@ -375,6 +375,13 @@ def answer_form(key: str, label: str, placeholder: str, check: str) -> str | Non
         if st.form_submit_button(check):
             st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")
     return st.session_state.get(f"{key}-checked")
+
+
+def new_exercise_button(s: state.UrlState, text: str, *, key: str, field: str = "ex",
+                        where: Any = st, **kwargs: Any) -> None:
+    """The dice button that draws a fresh exercise (a new seed in ``field`` of URL state)."""
+    where.button(text, on_click=state.new_seed, args=(s, field), icon=":material/casino:",
+                 key=key, **kwargs)
 
 
 def code_list(ids: Iterable[str]) -> Markup:

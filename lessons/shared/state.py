@@ -45,6 +45,7 @@ character outside ``A-Za-z0-9_``; 20 items with grades ≈ 120 characters).
 from __future__ import annotations
 
 import math
+import random
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -419,6 +420,11 @@ def url_state(page_key: str, fields: Mapping[str, Field]) -> UrlState:
 
 
 # --- links -------------------------------------------------------------------------------
+
+
+def new_seed(s: UrlState, field: str = "ex", seeds: int = 10**9) -> None:
+    """A fresh exercise: a new random seed in URL state (the link then reproduces it)."""
+    s.set(**{field: random.randrange(seeds)})
 
 
 def current_url() -> str:

@@ -8,8 +8,6 @@ only them.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
 from lessons.shared import layout, state
@@ -162,18 +160,13 @@ def sorter() -> None:
 # --- the exercise -----------------------------------------------------------------------------
 
 
-def _new_exercise(s: state.UrlState) -> None:
-    s.set(ex=random.randrange(logic.MAX_SEED))
-
-
 @st.fragment
 @layout.friendly_errors("two_stages.exercise")
 def exercise() -> None:
     s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
     words = c["exercise"]["labels"]
     feedback = c["exercise"]["feedback"]
-    st.button(words["new"], on_click=_new_exercise, args=(s,), icon=":material/casino:",
-              key="ts-ex-new")
+    layout.new_exercise_button(s, words["new"], key="ts-ex-new")
     ex = logic.stage_exercise(s["ex"])
     facts = logic.exercise_facts(ex, list_separator())
     golden = set(ex.golden)
