@@ -31,7 +31,6 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
-from lessons.shared.answers import parse_number
 from live import db
 from live.models import (
     ANSWER_MAX,
@@ -42,6 +41,7 @@ from live.models import (
     LiveQuestion,
     LiveSession,
 )
+from teaching.answers import parse_number
 
 __all__ = [
     "LiveError",
@@ -76,7 +76,7 @@ class QuestionSpec:
     (``options``: ``[{"value": "A", "mistake": "recall_divided_by_k"}, …]``; the optional
     ``mistake`` names the misconception that option reveals). ``measure`` + ``scenario``
     (``ranking``, ``qrels``, ``k``) let the tally diagnose wrong numbers with
-    ``metrics.mistakes``. ``template`` tells the page how to word it.
+    ``teaching.mistakes``. ``template`` tells the page how to word it.
     """
 
     kind: str
@@ -562,7 +562,7 @@ def _mistake_of(q: Question, label: str, number: float | None) -> str | None:
             if str(option.get("value")) == label:
                 return option.get("mistake") or None
         return None
-    from metrics import mistakes  # here, not at the top: pandas is not needed to answer
+    from teaching import mistakes  # here, not at the top: pandas is not needed to answer
 
     sc = q.scenario
     if q.measure not in mistakes.MEASURES or number is None or not sc.get("ranking"):

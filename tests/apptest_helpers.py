@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from lessons.shared import bidi
+from text import bidi
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,10 +7,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.diagnose import logic
-from lessons.shared import bidi
-from lessons.shared.i18n import load_content
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text import bidi
+from text.i18n import load_content
 
 PAGE = "lessons/diagnose/page.py"
 KEY = {"l": "1-3-56-8-7", "f": "34", "u": "12-12-12-_-1", "x": "retrieval"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lessons.diagnose import logic
-from lessons.shared.i18n import LANGS, load_content
+from text.i18n import LANGS, load_content
 
 
 def scenario(lang: str = "en") -> logic.Scenario:

@@ -1,4 +1,4 @@
-"""lessons/shared/exercise_view.py under AppTest, through the real app shell: a known wrong answer
+"""ui/exercise_view.py under AppTest, through the real app shell: a known wrong answer
 gets that mistake's feedback, the right one gets "correct" and the working, each submission is
 reported once, predict items reveal before/after, the presenter view hides the working.
 
@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.shared import bidi
-from lessons.shared import exercises as E
+from teaching import exercises as E
 from tests.apptest_helpers import ROOT, alert_text, open_lesson
+from text import bidi
 
 PAGE = "tests/apps/exercise_page.py"
 

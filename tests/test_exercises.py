@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metrics
-from lessons.shared.answers import parse_number
-from lessons.shared.exercises import BINARY_MEASURES, ranking_exercise
-from metrics import mistakes
+from teaching import mistakes
+from teaching.answers import parse_number
+from teaching.exercises import BINARY_MEASURES, ranking_exercise
 
 REFERENCE = {
     "recall": metrics.recall, "precision": metrics.precision, "hit_rate": metrics.hit_rate,

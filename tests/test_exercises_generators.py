@@ -1,4 +1,4 @@
-"""The practice hub's generated exercises (lessons/shared/exercises.py): every exercise is
+"""The practice hub's generated exercises (teaching/exercises.py): every exercise is
 solvable, its answer is what ``metrics`` computes, every diagnosed mistake is exactly the wrong
 formula's value and never the right one, the same seed gives the same exercise, the
 faithfulness cases are built so the checker reaches the intended verdicts, and every mistake
@@ -15,9 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import metrics
-from lessons.shared import exercises as E
-from lessons.shared.i18n import fill, placeholders
-from metrics import faithfulness, mistakes
+from metrics import faithfulness
+from teaching import exercises as E
+from teaching import mistakes
+from text.i18n import fill, placeholders
 
 SEEDS = st.integers(0, E.MAX_SEED)
 SETTINGS = settings(max_examples=80, deadline=None,
@@ -234,7 +235,7 @@ def test_every_mistake_has_a_feedback_text(lang):
                 metric, key)
     for key in ("correct", "predict_wrong_direction", "predict_wrong_size", "not_a_number"):
         assert key in table["predict"]
-    # every id in the catalogue of metrics/mistakes.py has a text somewhere
+    # every id in the catalogue of teaching/mistakes.py has a text somewhere
     every = {k for m in mistakes.MISTAKES.values() for k in m} | set(
         mistakes.MEAN_MISTAKES["mrr"]) | set(mistakes.FAITHFULNESS_MISTAKES)
     texts = {k for t in table.values() for k in t}

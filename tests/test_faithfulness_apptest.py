@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.shared.bidi import strip_bidi_controls
-from lessons.shared.i18n import load_content, load_quiz
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text.bidi import strip_bidi_controls
+from text.i18n import load_content, load_quiz
 
 PAGE = "lessons/faithfulness/page.py"
 

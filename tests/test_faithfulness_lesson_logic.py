@@ -8,8 +8,8 @@ import re
 import pytest
 
 from lessons.faithfulness import logic
-from lessons.shared.i18n import load_content
 from metrics import faithfulness
+from text.i18n import load_content
 
 
 def example(lang: str) -> dict:

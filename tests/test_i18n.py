@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from lessons.shared import bidi
-from lessons.shared.bidi import LRI, PDI, RLI
-from lessons.shared.i18n import LANGS, Markup, fill, fmt_num, load_strings, placeholders
-from lessons.shared.state import decode_ranking, encode_ranking, ranking_field
+from runtime.state import decode_ranking, encode_ranking, ranking_field
+from text import bidi
+from text.bidi import LRI, PDI, RLI
+from text.i18n import LANGS, Markup, fill, fmt_num, load_strings, placeholders
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"

@@ -12,9 +12,9 @@ from urllib.parse import urlencode
 import pytest
 
 from lessons.lab import logic
-from lessons.shared.i18n import load_content
 from tests.apptest_helpers import alert_text as raw_alerts
 from tests.apptest_helpers import open_lesson
+from text.i18n import load_content
 
 PAGE = "lessons/lab/page.py"
 EN = load_content("lab", "en")
@@ -35,7 +35,7 @@ def alert_text(at) -> str:
 
 
 def markdown_text(at) -> str:
-    from lessons.shared import bidi
+    from text import bidi
 
     return unescape(bidi.strip_bidi_controls("\n".join(str(m.value) for m in at.markdown)))
 

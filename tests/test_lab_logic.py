@@ -12,9 +12,9 @@ import pytest
 
 import metrics
 from lessons.lab import logic
-from lessons.shared import state
-from lessons.shared.i18n import LANGS, load_content, placeholders
 from metrics.errors import FormatError
+from runtime import state
+from text.i18n import LANGS, load_content, placeholders
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = {lang: load_content("lab", lang) for lang in LANGS}

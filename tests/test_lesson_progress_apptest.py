@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lessons.shared import local_store
+from runtime import local_store
 from tests.apptest_helpers import open_lesson
 
 BOX = "mz-quiz-rp-seed-precision-at-4-typed"

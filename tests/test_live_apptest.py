@@ -11,10 +11,10 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.live import logic
-from lessons.shared.i18n import load_content
 from live.service import service
 from tests.apptest_helpers import alert_text as raw_alerts
 from tests.apptest_helpers import open_lesson
+from text.i18n import load_content
 
 PAGE = "lessons/live/page.py"
 EN = load_content("live", "en")

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from lessons.live import logic
-from lessons.shared.i18n import load_content
 from live.service import QuestionSpec, Tally, _tally, canonical_number, number_label
-from metrics import binary, graded, mistakes, rank
+from metrics import binary, graded, rank
+from teaching import mistakes
+from text.i18n import load_content
 
 SC = logic.SCENARIOS
 

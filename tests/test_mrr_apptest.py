@@ -7,9 +7,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.mrr import logic
-from lessons.shared.i18n import load_content
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text.i18n import load_content
 
 PAGE = "lessons/mrr/page.py"
 SEED_H = logic.encode_runs(logic.SEED_RUNS["hybrid"])
@@ -166,7 +166,7 @@ def test_ap_exercise_feedback_names_the_mistake():
     feedback = load_content("mrr", "en")["exercise"]["feedback"]
     at = run({"ex": str(seed), "exm": "ap", "lang": "en"})
     key = f"mrr-ex-{seed}-ap-typed"
-    from metrics import mistakes
+    from teaching import mistakes
     wrong = mistakes.MISTAKES["ap"]["ap_divided_by_retrieved_relevant"](
         list(ex.ranking), set(ex.relevant), ex.k)
     answer(at, key, f"{wrong:.3f}")
@@ -183,7 +183,7 @@ def test_mrr_exercise_feedback_names_the_mistake():
                 if "mrr_inverse_mean_rank" in logic.mrr_exercise(s).distinct())
     ex = logic.mrr_exercise(seed)
     at = run({"ex": str(seed), "exm": "mrr", "lang": "en"})
-    from metrics import mistakes
+    from teaching import mistakes
     wrong = mistakes.MEAN_MISTAKES["mrr"]["mrr_inverse_mean_rank"](ex.questions)
     answer(at, f"mrr-ex-{seed}-mrr-typed", f"{wrong:.3f}")
     assert "You took 1 ÷ the average rank" in alerts(at)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import metrics
 from lessons.mrr import logic
-from lessons.shared.i18n import load_content
+from text.i18n import load_content
 
 SEED = logic.Scenario()
 LABELS = {"question": "Question", "delta_axis": "hybrid − vector", "better": "better",

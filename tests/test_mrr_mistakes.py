@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metrics
-from metrics import mistakes
+from teaching import mistakes
 
 AP_KEYS = ("ap_divided_by_retrieved_relevant", "ap_precision_at_every_rank", "ap_not_divided",
            "ap_divided_by_k", "ap_first_hit_only")

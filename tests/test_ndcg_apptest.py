@@ -8,10 +8,10 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from lessons.ndcg import logic
-from lessons.shared.i18n import load_content
-from metrics import mistakes
+from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text.i18n import load_content
 
 PAGE = "lessons/ndcg/page.py"
 SEED_FORMULAS = (

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import metrics
 from lessons.ndcg import logic
-from lessons.shared.i18n import load_content, placeholders
-from metrics import mistakes
+from teaching import mistakes
+from text.i18n import load_content, placeholders
 
 D2 = (logic.EXAMPLE_MISSED,)
 LABELS = {key: key for key in load_content("ndcg", "en")["try_it"]["chart"]}

@@ -1,4 +1,4 @@
-"""The graded entries of ``metrics.mistakes`` (added for lesson 5): each diagnosed mistake gives
+"""The graded entries of ``teaching.mistakes`` (added for lesson 5): each diagnosed mistake gives
 exactly its wrong formula's value — written out again here, independently, with plain loops —
 and never the right one; the right values are trec_eval's (checked against pytrec_eval)."""
 
@@ -11,7 +11,7 @@ import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from metrics import mistakes
+from teaching import mistakes
 
 SEED = (["d3", "d8", "d1", "d6", "d5"], {"d3": 3, "d8": 2, "d1": 3, "d6": 0, "d5": 1})
 MISSED = (SEED[0], {**SEED[1], "d2": 3})              # an exact answer never retrieved

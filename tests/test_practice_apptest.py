@@ -10,10 +10,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.practice import logic
-from lessons.shared import exercises, local_store
-from lessons.shared import progress as pg
-from lessons.shared.i18n import load_content, load_quiz
+from runtime import local_store
+from teaching import exercises
+from teaching import progress as pg
 from tests.apptest_helpers import alert_text, open_lesson
+from text.i18n import load_content, load_quiz
 
 PAGE = "lessons/practice/page.py"
 EN = load_content("practice", "en")
@@ -113,7 +114,7 @@ def test_mixed_quiz_numeric_item_is_recorded_once_per_answer():
 
 
 def _lesson_quiz_script():
-    from lessons.shared.quiz import quiz
+    from ui.quiz import quiz
 
     quiz("recall_precision")
 

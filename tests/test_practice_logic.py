@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lessons.practice import logic
-from lessons.shared import progress as pg
-from lessons.shared.i18n import load_content
+from teaching import progress as pg
+from text.i18n import load_content
 
 
 def test_decks_gather_every_lesson_in_both_languages_with_shared_ids():

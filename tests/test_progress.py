@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lessons.shared import progress as pg
-from lessons.shared.progress import Progress, ProgressError
+from teaching import progress as pg
+from teaching.progress import Progress, ProgressError
 
 DAY = dt.date(2026, 11, 30)
 NOW = 1_800_000_000

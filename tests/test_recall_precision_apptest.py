@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.shared.exercises import ranking_exercise
-from lessons.shared.i18n import load_content
+from teaching.exercises import ranking_exercise
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text.i18n import load_content
 
 PAGE = "lessons/recall_precision/page.py"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons import catalog
-from lessons.shared import bidi
-from lessons.shared.i18n import load_content, t
+from runtime import catalog
+from text import bidi
+from text.i18n import load_content, t
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = "tests/apps/shell_fixture_page.py"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from lessons.shared import shell
-from lessons.shared.i18n import strings
+from runtime import shell
+from text.i18n import strings
 
 
 def test_css_string_cannot_close_the_string_or_the_style():

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.shared import bidi
-from lessons.shared.i18n import load_content
 from lessons.two_stages import logic
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text import bidi
+from text.i18n import load_content
 
 PAGE = "lessons/two_stages/page.py"
 

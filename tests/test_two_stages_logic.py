@@ -8,10 +8,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from lessons.shared import bidi
-from lessons.shared.i18n import LANGS, load_content
 from lessons.two_stages import logic
 from metrics.support import supported_share
+from text import bidi
+from text.i18n import LANGS, load_content
 
 
 def content(lang: str) -> dict:

@@ -1,8 +1,8 @@
 """Lesson 6: where does my RAG system fail? A guided diagnosis in four checked steps.
 
 Thin page: text and the scenario from content.<lang>.toml, numbers from ``metrics`` via
-``logic``, widgets from ``lessons.shared``. The walkthrough and the exercise are fragments; the
-step, the learner's answers and which steps were checked all live in the URL.
+``logic``, widgets from the ``ui`` and ``runtime`` packages. The walkthrough and the exercise
+are fragments; the step, the learner's answers and which steps were checked all live in the URL.
 """
 
 from __future__ import annotations
@@ -10,16 +10,17 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.diagnose import logic
-from lessons.shared import layout, state
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import (
+from runtime import state
+from teaching.answers import parse_number
+from text.i18n import (
     Markup,
     fill,
     fmt_num,
     load_content,
 )
-from lessons.shared.layout import code_list
-from lessons.shared.quiz import quiz
+from ui import layout
+from ui.layout import code_list
+from ui.quiz import quiz
 
 FOLDER = "diagnose"
 

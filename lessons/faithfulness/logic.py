@@ -10,8 +10,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lessons.shared.bidi import escape_html, strip_bidi_controls
 from metrics import faithfulness
+from text.bidi import escape_html, strip_bidi_controls
 
 MAX_CHARS = 20_000          # a text area holds at most this much (a long paste is cut here)
 MAX_SHOWN = 40              # sentences drawn one by one; the score still covers them all

@@ -15,10 +15,11 @@ import random
 import streamlit as st
 
 from lessons.faithfulness import logic
-from lessons.shared import layout, state
-from lessons.shared.bidi import escape_html, isolate
-from lessons.shared.i18n import current_lang, direction, fill, fmt_num, load_content, t
-from lessons.shared.quiz import quiz
+from runtime import state
+from text.bidi import escape_html, isolate
+from text.i18n import current_lang, direction, fill, fmt_num, load_content, t
+from ui import layout
+from ui.quiz import quiz
 
 FOLDER = "faithfulness"
 FIELDS = {

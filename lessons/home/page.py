@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from lessons import catalog
-from lessons.shared import bidi, layout
-from lessons.shared.i18n import current_digits, current_lang, direction, load_content, t
+from runtime import catalog
+from text import bidi
+from text.i18n import current_digits, current_lang, direction, load_content, t
+from ui import layout
 
 content = load_content("home")
 lang = current_lang()

@@ -166,7 +166,7 @@ def error_message(err: FormatError | MetricError, texts: Mapping[str, str],
                   words: Mapping[str, Mapping[str, str]]) -> str:
     """``err`` in the page's language, as safe Markdown: the line number first, then the
     problem with its values (anything taken from the file is escaped by ``fill``)."""
-    from lessons.shared.i18n import Markup, fill
+    from text.i18n import Markup, fill
 
     if isinstance(err, MetricError):
         return fill(texts["metric"], {"key": err.key})
@@ -337,8 +337,8 @@ N_RESAMPLES = 10_000   # metrics.compare's default
 
 def compare_words(cmp) -> dict[str, object]:
     """The numbers the plain-words explanation quotes (every one from ``metrics.compare``)."""
-    from lessons.shared.bidi import escape_markdown
-    from lessons.shared.i18n import Markup
+    from text.bidi import escape_markdown
+    from text.i18n import Markup
 
     p = cmp.p_ttest if cmp.p_ttest is not None else cmp.p_randomization
     n = len(cmp.per_query)
@@ -560,7 +560,7 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
     Lessons hold short rankings (20, 10 or 9 documents): the top of the ranking is shown and
     the notes say what was left out; the value for the shown cutoff stays exact where the
     lesson can show it."""
-    from lessons.shared.state import encode_ranking
+    from runtime.state import encode_ranking
 
     spec = parse(measure)
     lesson = lesson_for(measure)

@@ -14,10 +14,10 @@ from collections import OrderedDict
 import streamlit as st
 
 from lessons.lab import logic
-from lessons.shared import layout
-from lessons.shared.i18n import Markup, current_lang, fill, fmt_num, load_content
 from metrics.errors import FormatError, MetricError
 from metrics.registry import REGISTRY
+from text.i18n import Markup, current_lang, fill, fmt_num, load_content
+from ui import layout
 
 FOLDER = "lab"
 FILES, SEEN, PROBLEMS, CACHE, PASTE = "lab.files", "lab.seen", "lab.problems", "lab.cache", \

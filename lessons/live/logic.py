@@ -1,6 +1,6 @@
 """The live classroom's plain functions: lesson scenarios, the questions built from them, and
 what the projector draws. No Streamlit here; numbers come from ``metrics`` (the right value
-and, for wrong options, ``metrics.mistakes``); storage is ``live.service``.
+and, for wrong options, ``teaching.mistakes``); storage is ``live.service``.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from live.service import QuestionSpec, Tally
-from metrics import mistakes
+from teaching import mistakes
 
 MEASURES = ("recall", "precision", "rr", "ap", "ndcg")
 MEASURE_NAMES = {"recall": "recall@{k}", "precision": "precision@{k}", "rr": "RR@{k}",

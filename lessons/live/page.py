@@ -23,10 +23,12 @@ import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 
 from lessons.live import logic
-from lessons.shared import bidi, layout, share, state
-from lessons.shared.i18n import Markup, current_lang, direction, fill, load_content
 from live.models import NICKNAME_MAX
 from live.service import LiveError, LiveService, Question, normalise_code, service
+from runtime import state
+from text import bidi
+from text.i18n import Markup, current_lang, direction, fill, load_content
+from ui import layout, share
 
 FOLDER = "live"
 HOST, ME = "live-host", "live-me"

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
-from metrics import mistakes
 from metrics.binary import num_relevant
 from metrics.rank import AP_NORMS, relevant_ranks
+from teaching import mistakes
 
 SYSTEMS = ("vector", "hybrid")
 QUESTIONS = ("q1", "q2", "q3", "q4", "q5")

@@ -1,8 +1,8 @@
 """Lesson 3: MRR, AP and comparing two systems on the seed's five questions.
 
 Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
-``lessons.shared``. The interactive, the counter-example and the exercise are fragments, so a drag
-reruns only the part it belongs to.
+the ``ui`` and ``runtime`` packages. The interactive, the counter-example and the exercise are
+fragments, so a drag reruns only the part it belongs to.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ import dataclasses
 import streamlit as st
 
 from lessons.mrr import logic
-from lessons.shared import layout, state
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from lessons.shared.quiz import quiz
-from lessons.shared.ranking_editor import ranking_editor
+from runtime import state
+from teaching.answers import parse_number
+from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
+from ui import layout
+from ui.quiz import quiz
+from ui.ranking_editor import ranking_editor
 
 FOLDER = "mrr"
 RUN_PARAM = {"vector": "v", "hybrid": "h"}

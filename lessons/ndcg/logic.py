@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import Markup, fmt_num
-from metrics import mistakes
+from teaching import mistakes
+from teaching.answers import parse_number
+from text.i18n import Markup, fmt_num
 
 # "Who is Anna Pavlovna?" over chunks of War and Peace: exact answer 3, partial mention 2,
 # barely related 1, irrelevant 0. The grades in rank order are the seed's [3, 2, 3, 0, 1].

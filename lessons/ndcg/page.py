@@ -1,8 +1,8 @@
 """Lesson 5: graded relevance — DCG@k, IDCG@k and nDCG@k on a graded ranking the learner edits.
 
 Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
-``lessons.shared``. The interactive, its step table and the exercise are fragments, so a drag or
-a typed cell reruns only them.
+the ``ui`` and ``runtime`` packages. The interactive, its step table and the exercise are
+fragments, so a drag or a typed cell reruns only them.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ import random
 import streamlit as st
 
 from lessons.ndcg import logic
-from lessons.shared import bidi, layout, state
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import direction, fill, fmt_num, load_content, strings
-from lessons.shared.quiz import quiz
-from lessons.shared.ranking_editor import ranking_editor
+from runtime import state
+from teaching.answers import parse_number
+from text import bidi
+from text.i18n import direction, fill, fmt_num, load_content, strings
+from ui import layout
+from ui.quiz import quiz
+from ui.ranking_editor import ranking_editor
 
 FOLDER = "ndcg"
 GRADES = range(0, 6)

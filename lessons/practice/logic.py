@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from lessons import catalog
-from lessons.shared import progress as pg
-from lessons.shared.i18n import load_content, load_quiz
+from runtime import catalog
+from teaching import progress as pg
+from text.i18n import load_content, load_quiz
 
 QUIZ_ROUND = 5  # items per round of the mixed quiz
 

@@ -16,11 +16,12 @@ import time
 import streamlit as st
 
 from lessons.practice import logic
-from lessons.shared import exercise_view, layout, local_store, state
-from lessons.shared import progress as pg
-from lessons.shared.exercises import MAX_SEED, PRACTICE_METRICS, generate, predict_exercise
-from lessons.shared.i18n import Markup, current_lang, fill, load_content
-from lessons.shared.quiz import quiz_item
+from runtime import local_store, state
+from teaching import progress as pg
+from teaching.exercises import MAX_SEED, PRACTICE_METRICS, generate, predict_exercise
+from text.i18n import Markup, current_lang, fill, load_content
+from ui import exercise_view, layout
+from ui.quiz import quiz_item
 
 FOLDER = "practice"
 FIELDS = {

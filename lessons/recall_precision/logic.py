@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import metrics
-from metrics.mistakes import facts
+from teaching.mistakes import facts
 
 SEED_ORDER = ("d7", "d2", "d9", "d4", "d1")
 SEED_RELEVANT = frozenset({"d2", "d4"})

@@ -1,7 +1,8 @@
 """Lesson 2: recall@k, precision@k, HitRate@k, F1@k and RR on one ranking the learner edits.
 
 Thin page: text from content.<lang>.toml, numbers from ``metrics`` via ``logic``, widgets from
-``lessons.shared``. The interactive and the exercise are fragments, so a drag reruns only them.
+the ``ui`` and ``runtime`` packages. The interactive and the exercise are fragments, so a drag
+reruns only them.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import random
 import streamlit as st
 
 from lessons.recall_precision import logic
-from lessons.shared import layout, state
-from lessons.shared.answers import parse_number
-from lessons.shared.exercises import BINARY_MEASURES, MAX_SEED, ranking_exercise
-from lessons.shared.i18n import direction, fill, fmt_num, load_content, strings
-from lessons.shared.quiz import quiz
-from lessons.shared.ranking_editor import ranking_editor
+from runtime import state
+from teaching.answers import parse_number
+from teaching.exercises import BINARY_MEASURES, MAX_SEED, ranking_exercise
+from text.i18n import direction, fill, fmt_num, load_content, strings
+from ui import layout
+from ui.quiz import quiz
+from ui.ranking_editor import ranking_editor
 
 FOLDER = "recall_precision"
 MAX_ID_CHARS = 40

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import metrics
-from lessons.shared import bidi
-from lessons.shared.i18n import Markup, fill
 from metrics.support import supported_share
+from text import bidi
+from text.i18n import Markup, fill
 
 # The four answers of the sorter, in the order the rule checks them. One letter each in the URL.
 VERDICTS = ("retrieval", "ignored", "invented", "nothing")

@@ -2,17 +2,18 @@
 failed?" sorter over small cases.
 
 Thin page: text and cases from content.<lang>.toml, numbers from ``metrics`` via ``logic``,
-widgets from ``lessons.shared``. The sorter and the exercise are fragments, so a pick reruns
-only them.
+widgets from the ``ui`` and ``runtime`` packages. The sorter and the exercise are fragments, so
+a pick reruns only them.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lessons.shared import layout, state
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import (
+from lessons.two_stages import logic
+from runtime import state
+from teaching.answers import parse_number
+from text.i18n import (
     Markup,
     current_lang,
     fill,
@@ -20,9 +21,9 @@ from lessons.shared.i18n import (
     list_separator,
     load_content,
 )
-from lessons.shared.layout import code_list
-from lessons.shared.quiz import quiz
-from lessons.two_stages import logic
+from ui import layout
+from ui.layout import code_list
+from ui.quiz import quiz
 
 FOLDER = "two_stages"
 

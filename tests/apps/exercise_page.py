@@ -1,4 +1,4 @@
-"""A tiny page around lessons.shared.exercise_view, for tests/test_exercise_view_apptest.py
+"""A tiny page around ui.exercise_view, for tests/test_exercise_view_apptest.py
 (added with MIZAN_EXTRA_PAGES="exercise=tests/apps/exercise_page.py").
 
 Query params: ?metric=<a practice metric>&seed=<int>&kind=compute|predict. Every Attempt that
@@ -8,8 +8,9 @@ tests can see that one submission is reported exactly once.
 
 import streamlit as st
 
-from lessons.shared import exercise_view, exercises
-from lessons.shared.i18n import current_lang
+from teaching import exercises
+from text.i18n import current_lang
+from ui import exercise_view
 
 metric = st.query_params.get("metric", "precision")
 seed = int(st.query_params.get("seed", "1"))

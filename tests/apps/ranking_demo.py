@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from lessons.shared.ranking_editor import ranking_editor  # noqa: E402
+from ui.ranking_editor import ranking_editor  # noqa: E402
 
 LABELS = {
     "ar": {

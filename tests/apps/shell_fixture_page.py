@@ -8,8 +8,9 @@ styling matters (slider, radio, number input, table, dataframe, chart, code, mat
 import pandas as pd
 import streamlit as st
 
-from lessons.shared import layout, state
-from lessons.shared.i18n import current_lang
+from runtime import state
+from text.i18n import current_lang
+from ui import layout
 
 TEXT = {
     "ar": {

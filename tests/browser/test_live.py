@@ -12,7 +12,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessons.shared import bidi
+from text import bidi
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ import json
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessons.shared import exercises
-from lessons.shared import progress as pg
+from teaching import exercises
+from teaching import progress as pg
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
 
 PATH = "/practice"

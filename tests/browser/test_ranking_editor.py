@@ -17,8 +17,8 @@ from types import SimpleNamespace
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessons.shared import ranking_editor as rk
 from tests.browser.interact import centre, drop_point, item, mouse_drag, touch_drag
+from ui import ranking_editor as rk
 
 DEMO = "tests/apps/ranking_demo.py"
 SEED = ["d7", "d2", "d9", "d4", "d1"]

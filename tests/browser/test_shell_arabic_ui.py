@@ -4,7 +4,7 @@ Streamlit 1.67 has no interface translation: the uploader's "Upload" and "200MB 
 file", "Press Enter to apply" under inputs, the status widget's "Stop", the main menu,
 the skip link and the table toolbar's tooltips are English. ``assets/css/rtl.css`` takes
 the English text out of the layout and draws the Arabic of ``[streamlit_ui]`` in
-``lessons/shared/strings/ar.toml`` with ``content:``. These tests read the computed
+``text/strings/ar.toml`` with ``content:``. These tests read the computed
 ``::before``/``::after`` content and the size of the English element on the real pages,
 and check that English pages still show Streamlit's own words.
 """
@@ -15,7 +15,7 @@ import json
 
 import pytest
 
-from lessons.shared.i18n import strings
+from text.i18n import strings
 
 pytestmark = pytest.mark.browser
 

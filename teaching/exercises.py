@@ -2,7 +2,7 @@
 
 Pure Python (no Streamlit): the practice hub, the lessons and the tests all use it. The same
 ``(metric, seed)`` always gives the same exercise, which is what lets an instructor post one
-exact exercise as a link. The view is :mod:`lessons.shared.exercise_view`.
+exact exercise as a link. The view is :mod:`ui.exercise_view`.
 
 API (the practice hub calls these)::
 
@@ -10,16 +10,16 @@ API (the practice hub calls these)::
     ex = generate("ndcg", seed)            # Exercise(kind="compute"); generate(m, s, lang="en")
     attempt = check(ex, "0.81")            # Attempt(status, value, mistake)
     attempt.status                         # "correct" | "wrong" | "not_a_number"
-    attempt.mistake                        # None, a mistake id of metrics.mistakes,
+    attempt.mistake                        # None, a mistake id of teaching.mistakes,
                                            # "percent_not_fraction" or "wrong_unknown"
     steps(ex, lang)                        # [Step(key, values, formula)], the right working
     feedback(ex, attempt, lang)            # targeted feedback (Markdown, placeholders filled)
     mistake_values(ex)                     # {mistake id: [wrong values]} that differ here
-    texts(lang)                            # lessons/shared/mistakes.<lang>.toml
+    texts(lang)                            # teaching/mistakes.<lang>.toml
     ex = predict_exercise(seed)            # Exercise(kind="predict"): swap two ranks, up or down?
     check(ex, "up") / check(ex, "down:large") / check_prediction(ex, "same", None)
 
-Typed answers are read with :func:`lessons.shared.answers.parse_number`: ``0.5``, ``1/2``,
+Typed answers are read with :func:`teaching.answers.parse_number`: ``0.5``, ``1/2``,
 ``٠٫٥`` and ``50%`` (an explicit percent sign) are all 0.5 and correct; a bare ``50`` for 0.5 is
 the ``percent_not_fraction`` mistake. Two decimals are enough (``tolerance`` 0.005; 0.011 for
 DCG and IDCG, whose terms are rounded along the way).
@@ -27,7 +27,7 @@ DCG and IDCG, whose terms are rounded along the way).
 Every exercise can teach: at least one of its metric's headline mistakes (:data:`HEADLINE`)
 gives a different number, and no wrong formula lands so close to the right answer that a rounded
 answer could be mistaken for it (such cases are regenerated). Texts (questions, steps and the
-feedback per mistake id, in Arabic and English) live in ``lessons/shared/mistakes.{ar,en}.toml``.
+feedback per mistake id, in Arabic and English) live in ``teaching/mistakes.{ar,en}.toml``.
 """
 
 from __future__ import annotations
@@ -40,10 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lessons.shared import i18n
-from lessons.shared.answers import parse_number
-from metrics import faithfulness, graded, mistakes, rank
+from metrics import faithfulness, graded, rank
 from metrics._input import dedupe
+from teaching import mistakes
+from teaching.answers import parse_number
+from text import i18n
 
 __all__ = [
     "BINARY_MEASURES", "HEADLINE", "MAX_SEED", "PRACTICE_METRICS", "PREDICT_METRICS", "Attempt",
@@ -686,9 +687,9 @@ def _predict_steps(ex: Exercise, v: dict[str, Any]) -> list[Step]:
 
 
 def texts(lang: str | None = None) -> dict[str, Any]:
-    """The parsed ``lessons/shared/mistakes.<lang>.toml`` (cached; never mutate it)."""
+    """The parsed ``teaching/mistakes.<lang>.toml`` (cached; never mutate it)."""
     lang = lang if lang in LANGS else i18n.current_lang()
-    return i18n.read_toml(i18n.LESSONS_DIR / "shared" / f"mistakes.{lang}.toml")
+    return i18n.read_toml(Path(__file__).with_name(f"mistakes.{lang}.toml"))
 
 
 def feedback_key(ex: Exercise, attempt: Attempt) -> str:
@@ -734,7 +735,7 @@ BINARY_MEASURES = ("recall", "precision", "hit_rate", "f1", "rr")
 @dataclass(frozen=True)
 class RankingExercise:
     seed: int
-    measure: str              # a key of metrics.mistakes.MEASURES
+    measure: str              # a key of teaching.mistakes.MEASURES
     ranking: tuple[str, ...]
     relevant: frozenset[str]  # may hold documents the system never retrieved
     k: int

@@ -1,8 +1,9 @@
-"""Show one generated exercise (:mod:`lessons.shared.exercises`) and check the learner's answer.
+"""Show one generated exercise (:mod:`teaching.exercises`) and check the learner's answer.
 
 Usage (inside a page or a fragment)::
 
-    from lessons.shared import exercise_view, exercises
+    from ui import exercise_view
+    from teaching import exercises
     ex = exercises.generate("ndcg", seed, lang=current_lang())
     attempt = exercise_view.show(ex, key="practice")
     if attempt is not None:        # exactly once per submission (a rerun returns None)
@@ -25,8 +26,7 @@ from typing import Any
 
 import streamlit as st
 
-from lessons.shared import layout
-from lessons.shared.exercises import (
+from teaching.exercises import (
     PREDICT_DIRECTIONS,
     PREDICT_SIZES,
     Attempt,
@@ -39,7 +39,8 @@ from lessons.shared.exercises import (
     steps,
     texts,
 )
-from lessons.shared.i18n import fill, fmt_num, list_separator
+from text.i18n import fill, fmt_num, list_separator
+from ui import layout
 
 __all__ = ["show"]
 

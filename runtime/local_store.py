@@ -11,7 +11,7 @@ Two layers:
   first render can never wipe saved progress. It also reports changes made by another tab
   of the same browser (the ``storage`` event).
 * the progress session (:func:`current`, :func:`save`, :func:`persist`): the
-  :class:`~lessons.shared.progress.Progress` lives in ``st.session_state`` once loaded.
+  :class:`~teaching.progress.Progress` lives in ``st.session_state`` once loaded.
   What the browser had is *merged* with what this session already did (newest record
   wins, see ``progress.merge``), so an answer given in the first second is never lost.
   Exception: a "forget my progress" newer than this session's progress (made in another
@@ -39,7 +39,7 @@ from typing import Any
 
 import streamlit as st
 
-from lessons.shared import progress as pg
+from teaching import progress as pg
 
 __all__ = ["STORAGE_KEY", "Store", "begin_run", "current", "local_store", "persist",
            "record_quiz", "save", "store"]

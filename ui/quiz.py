@@ -18,9 +18,10 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from lessons.shared import layout, local_store
-from lessons.shared.answers import parse_number
-from lessons.shared.i18n import fmt_num, load_quiz, t
+from runtime import local_store
+from teaching.answers import parse_number
+from text.i18n import fmt_num, load_quiz, t
+from ui import layout
 
 OnAnswer = Callable[[str, str, bool], None]
 
@@ -81,7 +82,7 @@ def _reveal(item: dict) -> None:
 
 def quiz_item(item: dict, number: int | str, *, key: str,
               on_answer: OnAnswer | None = None) -> None:
-    """One item of a bank (as :func:`lessons.shared.i18n.load_quiz` returns it), boxed."""
+    """One item of a bank (as :func:`text.i18n.load_quiz` returns it), boxed."""
     with st.container(border=True, key=key):
         layout.markdown(f"**{number}.** {item['question']}")
         if layout.is_presenting():

@@ -13,8 +13,9 @@ The seven lesson sections, in this fixed order (the keys of ``content.<lang>.tom
 
 Example page::
 
-    from lessons.shared import layout, state
-    from lessons.shared.i18n import load_content, t
+    from ui import layout
+    from runtime import state
+    from text.i18n import load_content, t
 
     c = load_content("recall_precision")
     layout.lesson_header(c)                       # title, summary, section links
@@ -43,8 +44,9 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from lessons.shared import bidi, state
-from lessons.shared.i18n import (
+from runtime import state
+from text import bidi
+from text.i18n import (
     Markup,
     current_digits,
     current_lang,
@@ -403,7 +405,7 @@ def verdict_message(verdict: str, text: str) -> None:
 
 @functools.lru_cache(maxsize=16)
 def _css_file(name: str) -> str:
-    path = Path(__file__).resolve().parents[2] / "assets" / "css" / f"{name}.css"
+    path = Path(__file__).resolve().parents[1] / "assets" / "css" / f"{name}.css"
     return f"<style>\n{path.read_text(encoding='utf-8')}\n</style>"
 
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 __all__ = ["HOME", "LESSONS", "LESSONS_DIR", "Entry", "available"]
 
-LESSONS_DIR = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]
+LESSONS_DIR = ROOT / "lessons"
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Entry:
 
     @property
     def page_file(self) -> Path:
-        return LESSONS_DIR.parent / self.script
+        return ROOT / self.script
 
     @property
     def exists(self) -> bool:

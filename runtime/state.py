@@ -54,7 +54,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from lessons.shared import i18n
+from text import i18n
 
 __all__ = [
     "GLOBAL_PARAMS",

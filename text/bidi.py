@@ -26,7 +26,7 @@ Main entry points
 Escaping user input — the rule: **every string a user can type (text inputs, uploaded
 files, URL parameters, ids in a shared link) passes through** :func:`escape_html`
 **before it goes into HTML, or** :func:`escape_markdown` **before it goes into
-Markdown** (``st.markdown``, widget labels, :func:`lessons.shared.i18n.fill`, which
+Markdown** (``st.markdown``, widget labels, :func:`text.i18n.fill`, which
 escapes string values for you). :func:`user_text_html` does both jobs for one value
 and adds ``dir="auto"`` so typed Arabic or English shows in its own direction.
 """

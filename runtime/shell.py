@@ -11,13 +11,13 @@ from pathlib import Path
 
 import streamlit as st
 
-from lessons import catalog
-from lessons.shared import layout, local_store, share, state
-from lessons.shared.i18n import STRINGS_DIR, load_content, strings, t
+from runtime import catalog, local_store, state
+from text.i18n import STRINGS_DIR, load_content, strings, t
+from ui import layout, share
 
 __all__ = ["run"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 CSS_DIR = ROOT / "assets" / "css"
 
 LANG_NAMES = {"ar": "العربية", "en": "English"}

@@ -14,9 +14,9 @@ import functools
 import segno
 import streamlit as st
 
-from lessons.shared import bidi
-from lessons.shared.i18n import current_lang, direction, t
-from lessons.shared.state import current_url
+from runtime.state import current_url
+from text import bidi
+from text.i18n import current_lang, direction, t
 
 __all__ = ["qr_svg", "share_panel"]
 

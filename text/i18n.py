@@ -2,7 +2,7 @@
 
 Two kinds of text, two places (see ``lessons/README.md``):
 
-* short UI strings (buttons, labels, messages) live in ``lessons/shared/strings/ar.toml``
+* short UI strings (buttons, labels, messages) live in ``text/strings/ar.toml``
   and ``en.toml``, nested tables addressed with dotted keys: ``t("share.copy")``;
   ``{param}`` placeholders are filled by ``t(key, param=value)``;
 * long lesson text lives in each lesson's ``content.<lang>.toml``:
@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from lessons.shared import bidi
+from text import bidi
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -54,10 +54,10 @@ DEFAULT_LANG = "ar"
 DIGITS: tuple[str, ...] = ("latn", "arab")  # CLDR numbering-system ids
 DEFAULT_DIGITS = "latn"
 
-LESSONS_DIR = Path(__file__).resolve().parents[1]
+LESSONS_DIR = Path(__file__).resolve().parents[1] / "lessons"
 STRINGS_DIR = Path(__file__).resolve().with_name("strings")
 
-# Session-state keys written by the shell (lessons/shared/shell.py) on every run.
+# Session-state keys written by the shell (runtime/shell.py) on every run.
 LANG_STATE = "_mz_lang"
 DIGITS_STATE = "_mz_digits"
 
