@@ -1,38 +1,53 @@
-"""Faithfulness checking for Arabic and English answers: is each answer sentence in the sources?
+"""Faithfulness checking for Arabic and English answers: is each claim of an answer in the sources?
 
-Method (lexical, offline, pure Python)::
+Method (lexical, offline, pure Python; the word lists are data: ``faithfulness_words.toml``)::
 
     report = check(answer, sources, threshold=0.6)   # sources: a string or a list of strings
 
 1. Split the answer and every source into sentences on ``. ! ? ؟ ! ؛ ۔`` and newlines. A full
    stop splits only when followed by a space or the end, so decimals (0.6, ٠٫٦) survive, and
    not after a known abbreviation (e.g., i.e., Dr., Mr., U.S., single initials).
-2. Tokenise, keeping Arabic, Latin words and numbers; every token keeps its character span in
-   the answer (``answer[w.start:w.end] == w.text``).
-3. Normalise each token: strip diacritics and tatweel; أ إ آ ٱ → ا, ؤ → و, ئ → ي, ة → ه,
-   ى → ي; Persian letters (ک ی گ …) → Arabic; both digit sets → 0-9; Latin lower-cased.
-4. Light stemming: Arabic prefixes (ال وال بال كال فال لل, و ف, ب ل ك) and suffixes (ات ان ون
-   ين ها هم كم نا ه ي ك …) with length guards; English plurals (days → day, policies → policy).
-5. Numbers written in words or digits, in either language, become one value: واحد وعشرون =
-   21 = ٢١ = twenty-one; عشرة = عشر = ten = 10.
-6. Drop only the short stop-word list below (``STOP_WORDS``). It never holds a negator
-   (``NEGATORS``), a number or a modal (يمكن, may, can, must).
-7. Per answer sentence, ``support`` = share of its content words found in the single best
-   source sentence (the ``evidence``). ``support >= threshold`` would be "supported"; any warning
-   turns that into "check": ``number_not_in_source`` (a number found in no source),
-   ``negation_differs`` (the sentence and its evidence disagree on being negated),
-   ``name_not_in_source`` (a capitalised Latin word found in no source). Below the threshold:
-   "unsupported". No content word: "not_scored", left out of ``report.score``.
+2. Split each answer sentence into **claims**: after ``، , ; ؛ :`` and before a clause word
+   (and, but, which, who, ثم, لكن, أما, الذي, التي, و + يجب/يجوز/لا …). A piece with fewer than
+   two content words (a list item, a name) joins the next piece.
+3. Tokenise, keeping Arabic, Latin words and numbers; every token keeps its character span in
+   the answer (``answer[w.start:w.end] == w.text``). Normalise each token: strip diacritics and
+   tatweel; أ إ آ ٱ → ا, ؤ → و, ئ → ي, ة → ه, ى → ي; Persian letters → Arabic; both digit sets
+   → 0-9; Latin lower-cased. Stem: Arabic clitics (و ف ب ل ك ال) and suffixes with length
+   guards; English Porter2 (Snowball).
+4. Read meaning, not spelling: numbers in words or digits, in either language, become one value
+   (واحد وعشرون = 21 = ٢١ = twenty-one; an Arabic dual of a time noun, يومين, is 2 + يوم);
+   words and phrases of one **equivalence group** (may = can = is allowed to = يجوز = يحق …,
+   working days = أيام عمل, up to = at most = لا يزيد على) become the group; an antonym
+   (excluding, forbidden, يمنع) becomes its opposite's group plus a negation. Stop-words are
+   dropped; negators, numbers and modals never are.
+5. A claim that opens with a courtesy or framing phrase (thank you, here is, I hope, شكرًا,
+   إليك, يسعدني …) makes no claim. A sentence whose claims all make none is "not_scored".
+6. Each claim is judged against the single source sentence that holds most of its content
+   words (its **evidence**): ``support`` = the share of its content words found there.
+   ``support >= threshold`` would be "supported"; any warning turns that into "check":
+   ``number_not_in_source`` (a number found in no source), ``negation_differs`` (the claim and
+   the clause of its evidence disagree on being negated), ``name_not_in_source`` (a name — a
+   capitalised Latin word, Arabic words after a title such as المهندس — or a month found in no
+   source), ``number_from_other_sentence`` (the number is in the source, but not in the
+   sentence that backs the rest of the claim: a number attached to the wrong thing),
+   ``words_from_other_sentence`` (the evidence lacks words that another source sentence has:
+   the claim joins facts the source keeps apart). Below the threshold: "unsupported".
+7. The sentence's verdict is its weakest claim's (unsupported < check < supported), its support
+   the weakest claim's support.
 
-Honest limits: this is word matching, not understanding.
-- A true paraphrase (different words, same meaning) scores low: "unsupported" is a false alarm.
-  Arabic synonyms, broken plurals (يوم/أيام) and English/Arabic across languages never match.
-- A claim pieced together from two source sentences is scored against one sentence at a time,
-  so it looks unsupported; and a sentence that reuses the source's words in a new, false
-  relation ("leave requests carry over ten days") can still look supported.
-- Negation is seen only through a list of negator words (ما is also "what", so it can raise a
-  false ``negation_differs``); antonyms (allowed/forbidden) are invisible. Arabic names cannot
-  be told from other words, so only Latin capitalised names are checked.
+``Sentence.warnings`` holds only the three warnings the lesson page knows (the first three
+above); ``Sentence.reasons`` holds every warning, and ``Sentence.claims`` what was seen claim by
+claim: words matched, words not matched, the equivalences used, the evidence.
+
+Honest limits: this is word matching, not understanding (measured agreement with independent
+human labels, by kind: README, "Faithfulness checker").
+- A paraphrase outside the equivalence table (other words, same meaning) still scores low:
+  "unsupported" is then a false alarm. Arabic and English match only on shared groups.
+- An invented claim that reuses one source sentence's words in a new relation, or that adds a
+  single new word ("a capital letter" for "a digit"), can still look supported.
+- Negation is seen through negator words and the antonym list only (ما is also "what").
+  Arabic names are seen only after a title.
 - Light stemming over- and under-strips. Production systems judge each claim with a language
   model calibrated against human labels; this checker is a teaching tool and a cheap first pass.
 
@@ -41,43 +56,43 @@ Honest limits: this is word matching, not understanding.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
+
+import snowballstemmer
 
 __all__ = [
-    "NEGATORS", "STOP_WORDS", "CrudeRow", "Report", "Sentence", "Word", "check", "crude_check",
-    "normalize", "split_sentences", "stem",
+    "LESSON_WARNINGS", "NEGATORS", "STOP_WORDS", "WARNINGS", "Claim", "CrudeRow", "Equivalence",
+    "Report", "Sentence", "Word", "check", "crude_check", "normalize", "split_sentences", "stem",
 ]
 
 # ---------------------------------------------------------------- the visible word lists
+WORDS = tomllib.loads(Path(__file__).with_name("faithfulness_words.toml").read_text("utf-8"))
+
+
 def _ws(text: str) -> list[str]:
     return text.split()
 
 
-# Stop-words: function words only. Never a negator, a number or a modal.
-STOP_WORDS = frozenset(_ws("""
-في من على الى عن مع هذا هذه ذلك تلك هنا هناك التي الذي الذين اللذان اللتان هو هي هم هن انت
-انتم نحن انا ان كان كانت يكون تكون قد ثم او كل بعض عند اذا حتى لك له لها لهم لكم لنا لي به بها
-بهم فيه فيها منه منها عليه عليها اليه اليها عنه عنها مثل بين ايضا اي وهو وهي ذو ذات
-the a an of to in on at for by with from and or but is are was were be been being am this that
-these those it its you your yours we our they their them he she his her him i me my as into
-than then there here so such also do does did has have had which who whom what
-""")) | frozenset(_ws("""
-شكرا سؤالك لسؤالك مرحبا حسنا اهلا اتمنى يسعدني بالتوفيق
-thanks thank hello hi please hope helps help glad ok okay sure great
-"""))   # second line: courtesy words, so "شكرًا لسؤالك!" makes no claim
-NEGATORS = frozenset(_ws("""
-لا لم لن ليس ليست لست لسنا ليسوا ما غير بدون دون ولا فلا ولم ولن وليس ولست
-not no never none nor without cannot neither nobody nothing
-"""))
-MODALS = frozenset(_ws("يمكن يجب may can must might could should shall will would"))
+def _both(table: dict) -> list[str]:
+    return _ws(table.get("ar", "")) + _ws(table.get("en", ""))
+
+
+STOP_WORDS = frozenset(_both(WORDS["stop_words"]) + _ws(WORDS["stop_words"]["courtesy"]))
+NEGATORS = frozenset(_both(WORDS["negators"]))
+MODALS = frozenset(_both(WORDS["modals"]))
+ABBREVIATIONS = frozenset(_ws(WORDS["abbreviations"]["en"]))
 assert not (STOP_WORDS & (NEGATORS | MODALS))
 
-ABBREVIATIONS = frozenset(
-    _ws("e.g i.e etc vs dr mr mrs ms prof st jr sr no fig approx u.s u.k u.n a.m p.m inc ltd co")
-)
+# The warnings the lesson page has texts for, and every warning (in the order they are checked).
+LESSON_WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source")
+WARNINGS = (*LESSON_WARNINGS, "number_from_other_sentence", "words_from_other_sentence")
 
-# ---------------------------------------------------------------- normalisation
+# ---------------------------------------------------------------- normalisation and stems
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
 _CHARMAP = str.maketrans({
     "أ": "ا", "إ": "ا", "آ": "ا", "ٱ": "ا", "ؤ": "و", "ئ": "ي", "ة": "ه", "ى": "ي",
@@ -85,7 +100,7 @@ _CHARMAP = str.maketrans({
     "گ": "ك", "پ": "ب", "چ": "ج", "ژ": "ز", "ڤ": "ف", "ڨ": "ق",
     **{chr(0x0660 + i): str(i) for i in range(10)},
     **{chr(0x06F0 + i): str(i) for i in range(10)},
-    "٫": ".", "٬": "",
+    "٫": ".", "٬": "", "’": "'",
 })
 
 
@@ -95,13 +110,16 @@ def normalize(text: str) -> str:
 
 
 _AR_PREFIXES_AL = ("وبال", "وكال", "فبال", "ولل", "فلل", "وال", "فال", "بال", "كال", "لل", "ال")
-_AR_SUFFIXES = ("كما", "هما", "تما", "ات", "ان", "ون", "ين", "يه", "ها", "هم", "هن", "كم", "كن",
-                "نا", "تم", "وا", "ه", "ي", "ك", "ا")
-
-
+_AR_SUFFIXES = ("كما", "هما", "تما", "ات", "ان", "ون", "ين", "ها", "هم", "هن", "كم", "كن",
+                "نا", "تم", "وا", "ه", "ك", "ا")
 _STOP = frozenset(normalize(w) for w in STOP_WORDS)
 _NEG = frozenset(normalize(w) for w in NEGATORS)
 assert not (_STOP & (_NEG | {normalize(w) for w in MODALS}))
+_PORTER = snowballstemmer.stemmer("english")
+
+
+def _is_arabic(word: str) -> bool:
+    return "\u0621" <= word[:1] <= "\u06ff"
 
 
 def _strip_prefixes(w: str) -> str:
@@ -118,20 +136,16 @@ def _strip_prefixes(w: str) -> str:
     return w
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Light stem of one normalised token (Arabic affixes, English plurals)."""
+    """The matching stem of one normalised token: Arabic clitics and suffixes stripped (light
+    stemmer), English Porter2 (Snowball) after a possessive 's."""
     if not word:
         return word
     if "a" <= word[0] <= "z":
-        w = word[:-2] if word.endswith(("'s", "’s")) else word
-        if w.endswith("ies") and len(w) > 4:
-            return w[:-3] + "y"
-        if w.endswith(("sses", "shes", "ches", "xes")):
-            return w[:-2]
-        if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 3:
-            return w[:-1]
-        return w
-    if not ("\u0621" <= word[0] <= "\u06ff"):
+        w = word[:-2] if word.endswith("'s") else word
+        return _PORTER.stemWord(w)
+    if not _is_arabic(word):
         return word
     w = _strip_prefixes(word)
     for _ in range(2):
@@ -167,26 +181,31 @@ _EN = {w: i for i, w in enumerate(_ws(
     "fifteen sixteen seventeen eighteen nineteen"))}
 _EN.update({w: 10 * i for i, w in enumerate(
     _ws("twenty thirty forty fifty sixty seventy eighty ninety"), start=2)})
+_EN.update({w: i for i, w in enumerate(_ws(   # ordinals ("first"/"second" mean other things)
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"), start=3)})
 _EN.update({"hundred": 100, "thousand": 1000, "million": 10**6})
+_EN.update(WORDS["values"]["en_number_words"])
 _NUMBER_WORDS = {**_AR_UNITS, **_AR_TENS, **_AR_BIG, **_EN}
 _MULTIPLIERS = {100, 1000, 10**6}
-_DIGITS = re.compile(r"^\d+(?:[.,]\d+)*$")
+_DIGITS = re.compile(r"^(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?$")
 
 
 def _number_word(norm: str) -> int | None:
     if norm in _NUMBER_WORDS:
         return _NUMBER_WORDS[norm]
-    if norm[:1] in ("و", "ف") and norm[1:] in _NUMBER_WORDS:
+    if norm[:1] in ("و", "ف", "ب", "ل") and norm[1:] in _NUMBER_WORDS:
         return _NUMBER_WORDS[norm[1:]]
-    for p in ("وال", "ال"):
+    for p in ("وال", "ال", "بال", "لل"):
         if norm.startswith(p) and norm[len(p):] in _NUMBER_WORDS:
             return _NUMBER_WORDS[norm[len(p):]]
     return None
 
 
 def _digits_value(norm: str) -> float | None:
-    if not _DIGITS.match(norm):
+    m = _DIGITS.match(norm)
+    if not m:
         return None
+    norm = m.group(1)
     parts = norm.replace(",", ".").split(".") if "," in norm else norm.split(".")
     if "," in norm and all(len(p) == 3 for p in norm.split(",")[1:]):   # 1,000 = thousands
         return float(norm.replace(",", ""))
@@ -198,8 +217,8 @@ def _digits_value(norm: str) -> float | None:
 
 def _continues(last: int, v: int, prev_token: str, norm: str) -> bool:
     """Does number word ``v`` continue the number phrase ending in ``last``?"""
-    arabic = "\u0621" <= norm[:1] <= "\u06ff"
-    prev_arabic = "\u0621" <= prev_token[:1] <= "\u06ff"
+    arabic = _is_arabic(norm)
+    prev_arabic = _is_arabic(prev_token)
     if v in _MULTIPLIERS:
         return last < v
     if last in _MULTIPLIERS:
@@ -213,7 +232,7 @@ def _continues(last: int, v: int, prev_token: str, norm: str) -> bool:
     return False
 
 
-def _combine(values: list[int]) -> float:
+def _combine(values: list[float]) -> float:
     total = current = 0
     for v in values:
         if v in _MULTIPLIERS:
@@ -231,69 +250,215 @@ def _num_key(value: float) -> str:
     return "#" + (str(int(value)) if value == int(value) else repr(value))
 
 
-# ---------------------------------------------------------------- tokens and sentences
+# Arabic duals of time nouns: يومين = 2 + يوم (the number and the noun).
+def _dual_forms() -> dict[str, str]:
+    forms = {}
+    for noun in _ws(WORDS["duals"]["ar"]):
+        n = normalize(noun)
+        base = n[:-1] + "ت" if n.endswith("ه") else n
+        for end in ("ان", "ين", "ي") if n.endswith("ه") else ("ان", "ين"):
+            for pre in ("", "و", "ف", "ب", "ل", "وب", "فب", "ول", "ال", "بال", "وال", "لل"):
+                forms[pre + base + end] = n
+    return forms
+
+
+_DUALS = _dual_forms()
+
+
+# ---------------------------------------------------------------- tokens
 _TOKEN = re.compile(
     r"[0-9\u0660-\u0669\u06f0-\u06f9]+(?:[.,\u066b\u066c][0-9\u0660-\u0669\u06f0-\u06f9]+)*"
+    r"(?:st|nd|rd|th)?(?![A-Za-z])"
+    r"|[0-9\u0660-\u0669\u06f0-\u06f9]+"
     r"|[A-Za-z\u00c0-\u024f]+(?:['’][A-Za-z]+)?"
     r"|[\u0621-\u065f\u0670-\u06d3\u06d5-\u06ed\u06fa-\u06ff\u0640]+"
 )
 
 
 @dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+    norm: str
+    lex: str
+
+
+def _tokens(text: str, offset: int = 0) -> list[_Token]:
+    out = []
+    for m in _TOKEN.finditer(text):
+        norm = normalize(m.group())
+        out.append(_Token(m.group(), m.start() + offset, m.end() + offset, norm, stem(norm)))
+    return out
+
+
+# ---------------------------------------------------------------- the equivalence table
+@dataclass(frozen=True)
+class _Entry:
+    key: str            # "=may": the group; "~march": a month or weekday
+    label: str          # the group's first entry, as written in the word list
+    negates: bool       # an antonym: "excluding" = not "including"
+    kind: str           # "word" | "date"
+
+
+def _lexes(phrase: str) -> tuple[str, ...]:
+    return tuple(t.lex for t in _tokens(phrase))
+
+
+def _build_table() -> dict[str, list[tuple[tuple[str, ...], _Entry]]]:
+    """First stem → [(stems of the phrase, entry)], longest phrase first."""
+    entries: dict[tuple[str, ...], _Entry] = {}
+
+    def add(phrase: str, entry: _Entry) -> None:
+        lexes = _lexes(phrase)
+        if not lexes:
+            return
+        old = entries.get(lexes)
+        if old is not None and old != entry:
+            raise ValueError(f"faithfulness_words.toml: {phrase!r} is in two groups "
+                             f"({old.label!r} and {entry.label!r})")
+        entries[lexes] = entry
+
+    groups = [(g, "word") for g in WORDS["equivalences"]["groups"]]
+    groups += [(g, "date") for g in WORDS["values"]["dates"]]
+    for group, kind in groups:
+        entry = _Entry(("~" if kind == "date" else "=") + normalize(group[0]), group[0],
+                       False, kind)
+        for phrase in group:
+            add(phrase, entry)
+    for word, opposite in WORDS["antonyms"]["pairs"]:
+        base = entries.get(_lexes(opposite))
+        if base is None:
+            base = _Entry("=" + normalize(opposite), opposite, False, "word")
+            add(opposite, base)
+        add(word, _Entry(base.key, base.label, True, "word"))
+    table: dict[str, list[tuple[tuple[str, ...], _Entry]]] = {}
+    for lexes, entry in sorted(entries.items(), key=lambda kv: -len(kv[0])):
+        table.setdefault(lexes[0], []).append((lexes, entry))
+    return table
+
+
+_TABLE = _build_table()
+_TITLES_AR = frozenset(normalize(w) for w in _ws(WORDS["values"]["titles_ar"]))
+
+
+def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
+    """The longest table phrase starting at token ``i``: (its length, its entry)."""
+    for lexes, entry in _TABLE.get(toks[i].lex, ()):
+        n = len(lexes)
+        if i + n <= len(toks) and all(toks[i + k].lex == lexes[k] for k in range(1, n)):
+            return n, entry
+    return None
+
+
+# ---------------------------------------------------------------- content units
+@dataclass(frozen=True)
 class Word:
-    """A content unit of a sentence: a word or a whole number phrase, with its span."""
+    """A content unit of a sentence: a word, a phrase of an equivalence group or a whole number
+    phrase, with its span."""
 
     text: str
     start: int
     end: int
-    key: str          # what is compared: a stem, or "#21" for a number
-    kind: str         # "word" | "number" | "negator"
+    key: str          # what is compared: a stem, "#21" for a number, "=may" for a group
+    kind: str         # "word" | "number" | "negator" | "name" | "date"
+    label: str = ""   # the equivalence group's name ("may"), when ``key`` is a group
+    negates: bool = False   # an antonym read as "not <its opposite>" ("excluding")
 
 
-def _units(text: str, offset: int = 0) -> list[Word]:
-    """Content units of a sentence (stop-words dropped, number phrases merged)."""
-    raw = [(m.group(), m.start() + offset, m.end() + offset) for m in _TOKEN.finditer(text)]
+def _between(text: str, a: _Token, b: _Token, offset: int) -> str:
+    return text[a.end - offset:b.start - offset]
+
+
+def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list[Word]:
+    """Content units of a piece of text (stop-words dropped; numbers, phrases merged).
+
+    ``offset`` is the piece's position in the answer; ``first_word_at`` the position of its
+    sentence's first word (a capitalised word there is not taken for a name; default: the
+    piece's first word)."""
+    toks = _tokens(text, offset)
+    first_start = first_word_at if first_word_at is not None else toks[0].start if toks else 0
     units: list[Word] = []
+    name_left = 0              # words still to read as a name after an Arabic title
     i = 0
-    while i < len(raw):
-        tok, s, e = raw[i]
-        norm = normalize(tok)
-        dv = _digits_value(norm)
+    while i < len(toks):
+        t = toks[i]
+        dv = _digits_value(t.norm)
         if dv is not None:
-            units.append(Word(tok, s, e, _num_key(dv), "number"))
+            units.append(Word(t.text, t.start, t.end, _num_key(dv), "number"))
             i += 1
             continue
-        nv = _number_word(norm)
+        phrase = _phrase_at(toks, i)
+        if phrase and phrase[1].kind == "date":
+            n, entry = phrase
+            end = toks[i + n - 1].end
+            units.append(Word(text[t.start - offset:end - offset], t.start, end, entry.key,
+                              "date", entry.label))
+            i += n
+            continue
+        nv = _number_word(t.norm)
         if nv is not None:
-            values, j, end = [nv], i + 1, e
-            while j < len(raw):
-                nxt = normalize(raw[j][0])
-                if nxt == "and" and j + 1 < len(raw) and _number_word(normalize(raw[j + 1][0])):
+            values, j, end = [nv], i + 1, t.end
+            while j < len(toks):
+                nxt = toks[j].norm
+                if nxt == "and" and j + 1 < len(toks) and _number_word(toks[j + 1].norm):
                     j += 1
                     continue
                 v = _number_word(nxt)
-                if v is None or not _continues(values[-1], v, raw[j - 1][0], nxt):
+                if v is None or not _continues(values[-1], v, toks[j - 1].norm, nxt):
                     break
                 values.append(v)
-                end = raw[j][2]
+                end = toks[j].end
                 j += 1
-            span_text = text[s - offset:end - offset]
-            units.append(Word(span_text, s, end, _num_key(_combine(values)), "number"))
+            units.append(Word(text[t.start - offset:end - offset], t.start, end,
+                              _num_key(_combine(values)), "number"))
             i = j
             continue
+        if t.norm in _DUALS:
+            base = _DUALS[t.norm]
+            entry = _phrase_at([_Token(base, 0, 0, base, stem(base))], 0)
+            units.append(Word(t.text, t.start, t.end, "#2", "number"))
+            units.append(Word(t.text, t.start, t.end, entry[1].key if entry else stem(base),
+                              "word", entry[1].label if entry else ""))
+            i += 1
+            continue
+        if phrase:
+            n, entry = phrase
+            end = toks[i + n - 1].end
+            units.append(Word(text[t.start - offset:end - offset], t.start, end, entry.key,
+                              "word", entry.label, entry.negates))
+            i += n
+            name_left = 0
+            continue
         i += 1
-        if norm in _NEG or norm.endswith(("n't", "n’t")):
-            base = {"can't": "can", "won't": "will", "can’t": "can", "won’t": "will"}.get(norm)
-            units.append(Word(tok, s, e, "¬" + (base or norm), "negator"))
+        norm = t.norm
+        if norm in _NEG or norm.endswith("n't"):
+            base = {"can't": "can", "won't": "will"}.get(norm)
+            units.append(Word(t.text, t.start, t.end, "¬" + (base or norm), "negator"))
+            name_left = 0
             continue
         bare = norm[1:] if norm[:1] in ("و", "ف") and len(norm) > 2 else norm
         if (norm in _STOP or bare in _STOP or _strip_prefixes(norm) in _STOP
                 or (len(norm) == 1 and norm.isascii())):
+            name_left = 0
             continue
-        units.append(Word(tok, s, e, stem(norm), "word"))
+        if norm in _TITLES_AR or _strip_prefixes(norm) in _TITLES_AR:
+            name_left = 3
+            units.append(Word(t.text, t.start, t.end, t.lex, "word"))
+            continue
+        kind = "word"
+        if name_left and i >= 2 and not _between(text, toks[i - 2], t, offset).strip():
+            kind, name_left = "name", name_left - 1
+        else:
+            name_left = 0
+        if (t.text[:1].isupper() and t.text[:1].isascii()
+                and (t.start != first_start or t.text.isupper())):
+            kind = "name"
+        units.append(Word(t.text, t.start, t.end, t.lex, kind))
     return units
 
 
+# ---------------------------------------------------------------- sentences and claims
 _TERMINATORS = re.compile(r"[.!?؟!؛۔…\n]+")
 
 
@@ -314,28 +479,177 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         spans.append((start, m.end()))
         start = m.end()
     spans.append((start, len(text)))
-    out = []
-    for s, e in spans:
-        seg = text[s:e]
-        ls = len(seg) - len(seg.lstrip())
-        rs = len(seg.rstrip())
-        if rs > ls:
-            out.append((s + ls, s + rs))
-    return out
+    return [span for span in (_strip(text, s, e) for s, e in spans) if span]
+
+
+def _strip(text: str, s: int, e: int) -> tuple[int, int] | None:
+    seg = text[s:e]
+    ls, rs = len(seg) - len(seg.lstrip()), len(seg.rstrip())
+    return (s + ls, s + rs) if rs > ls else None
+
+
+_CLAIM_PUNCT = re.compile(r"[،؛]|[,;:](?=\s|$)")
+_CLAIM_WORDS = frozenset(normalize(w) for w in _both(WORDS["claims"]))
+_AFTER_WA = frozenset(normalize(w) for w in _ws(WORDS["claims"]["ar_after_wa"]))
+_MIN_WORDS = WORDS["claims"]["min_words"]
+_NO_CLAIM = frozenset(tuple(normalize(t.group()) for t in _TOKEN.finditer(p))
+                      for p in WORDS["no_claim"]["ar"] + WORDS["no_claim"]["en"])
+_NO_CLAIM_LEN = max(len(p) for p in _NO_CLAIM)
+_LEADING = frozenset(("and", "but", "so", "also"))
+
+
+def _pieces(text: str, offset: int) -> list[tuple[int, int]]:
+    """Spans (answer offsets) of the clause pieces of one sentence, before merging."""
+    cuts = {m.end() for m in _CLAIM_PUNCT.finditer(text)}
+    for t in _tokens(text):
+        n = t.norm
+        if n in _CLAIM_WORDS or (n[:1] == "و" and n[1:] in _AFTER_WA):
+            cuts.add(t.start)
+    bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
+    spans = (_strip(text, a, b) for a, b in itertools.pairwise(bounds))
+    return [(a + offset, b + offset) for a, b in filter(None, spans)]
+
+
+def _opens_without_claim(text: str) -> bool:
+    """Does this piece open with a courtesy or framing phrase (``[no_claim]`` word list)?"""
+    norms = [normalize(m.group()) for m in _TOKEN.finditer(text)][:_NO_CLAIM_LEN + 2]
+    while norms and norms[0] in _LEADING:
+        norms = norms[1:]
+    variants = [norms]
+    if norms and norms[0][:1] in ("و", "ف") and len(norms[0]) > 2:
+        variants.append([norms[0][1:], *norms[1:]])
+    return any(tuple(v[:k]) in _NO_CLAIM
+               for v in variants for k in range(1, min(len(v), _NO_CLAIM_LEN) + 1))
+
+
+def _content(units: list[Word]) -> list[Word]:
+    return [u for u in units if u.kind != "negator"]
+
+
+@dataclass
+class _Piece:
+    start: int
+    end: int
+    units: list[Word]
+    no_claim: bool
+
+
+def _claims(answer: str, s: int, e: int) -> list[_Piece]:
+    """The claim pieces of sentence ``answer[s:e]``: short pieces joined to a neighbour."""
+    toks = _tokens(answer[s:e], s)
+    first = toks[0].start if toks else s
+    pieces = []
+    for a, b in _pieces(answer[s:e], s):
+        units = _units(answer[a:b], a, first)
+        pieces.append(_Piece(a, b, units, _opens_without_claim(answer[a:b])))
+    merged: list[_Piece] = []
+    carry: _Piece | None = None
+    for p in pieces:
+        if p.no_claim:
+            if carry is not None:
+                merged.append(carry)
+                carry = None
+            merged.append(p)
+            continue
+        if carry is not None:
+            p = _Piece(carry.start, p.end, [], False)
+            carry = None
+        p.units = _units(answer[p.start:p.end], p.start, first)
+        if len(_content(p.units)) < _MIN_WORDS:
+            carry = p
+            continue
+        merged.append(p)
+    if carry is not None:
+        prev = merged[-1] if merged else None
+        if prev is not None and not prev.no_claim:
+            prev.end = carry.end
+            prev.units = _units(answer[prev.start:prev.end], prev.start, first)
+        else:
+            merged.append(carry)
+    return merged
+
+
+# ---------------------------------------------------------------- sources
+@dataclass(frozen=True)
+class _Clause:
+    keys: frozenset[str]
+    negated: bool
+
+
+@dataclass(frozen=True)
+class _SourceSentence:
+    text: str
+    keys: frozenset[str]
+    clauses: tuple[_Clause, ...]
+    words: dict[str, str]          # key → the source's own word for it (shown in the report)
+
+
+@dataclass(frozen=True)
+class _Sources:
+    sentences: tuple[_SourceSentence, ...]
+    keys: frozenset[str]
+
+
+def _negated(units: list[Word]) -> bool:
+    return any(u.kind == "negator" or u.negates for u in units)
+
+
+@functools.lru_cache(maxsize=64)
+def _prepare(sources: tuple[str, ...]) -> _Sources:
+    sents = []
+    for src in sources:
+        for s, e in split_sentences(src):
+            clauses, words = [], {}
+            for a, b in _pieces(src[s:e], s):
+                units = _units(src[a:b], a)
+                clauses.append(_Clause(frozenset(u.key for u in units), _negated(units)))
+                for u in units:
+                    words.setdefault(u.key, u.text)
+            keys = frozenset().union(*(c.keys for c in clauses))
+            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words))
+    return _Sources(tuple(sents), frozenset().union(*(s.keys for s in sents)))
 
 
 # ---------------------------------------------------------------- the checker
+@dataclass(frozen=True)
+class Equivalence:
+    """One match that is not letter for letter: the answer's word, the source's, and why."""
+
+    answer: str
+    source: str
+    via: str          # "group: may" | "same number" | "same stem"
+
+
+@dataclass
+class Claim:
+    """One claim of an answer sentence, judged on its own."""
+
+    text: str
+    start: int
+    end: int
+    support: float | None              # None: the claim makes no claim (courtesy, framing)
+    verdict: str                       # supported | unsupported | check | not_scored
+    matched: list[Word] = field(default_factory=list)
+    unmatched: list[Word] = field(default_factory=list)
+    evidence: str | None = None        # the source sentence that holds most of its words
+    warnings: list[str] = field(default_factory=list)       # any of WARNINGS
+    equivalences: list[Equivalence] = field(default_factory=list)
+    elsewhere: list[Word] = field(default_factory=list)     # unmatched, but in another sentence
+
+
 @dataclass
 class Sentence:
     text: str
     start: int
     end: int
-    support: float | None
+    support: float | None              # the weakest claim's support
     verdict: str                       # supported | unsupported | check | not_scored
     matched: list[Word] = field(default_factory=list)
     unmatched: list[Word] = field(default_factory=list)
-    evidence: str | None = None        # the best supporting source sentence
-    warnings: list[str] = field(default_factory=list)
+    evidence: str | None = None        # the source sentence(s) backing its claims
+    warnings: list[str] = field(default_factory=list)       # LESSON_WARNINGS only
+    claims: list[Claim] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)        # every warning (WARNINGS)
 
 
 @dataclass
@@ -344,61 +658,90 @@ class Report:
     score: float | None                # supported / scored; None when nothing was scored
     threshold: float
 
-
-@dataclass
-class _SourceSentence:
-    text: str
-    keys: frozenset[str]
-    negated: bool
+    @property
+    def claims(self) -> list[Claim]:
+        return [c for s in self.sentences for c in s.claims]
 
 
-def _prepare(sources: str | list[str]):
-    if isinstance(sources, str):
-        sources = [sources]
-    sents: list[_SourceSentence] = []
-    all_keys: set[str] = set()
-    for src in sources:
-        for s, e in split_sentences(src):
-            units = _units(src[s:e])
-            keys = frozenset(u.key for u in units)
-            all_keys |= keys
-            sents.append(_SourceSentence(src[s:e], keys, any(u.kind == "negator" for u in units)))
-    return sents, all_keys
+_RANK = {"unsupported": 0, "check": 1, "supported": 2}
+# How many words from another source sentence make a claim "pieced".
+PIECED_MIN = 1
+
+
+def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
+           threshold: float) -> Claim:
+    content = _content(units)
+    if not content:
+        return Claim(text, start, end, None, "not_scored")
+    keys = {u.key for u in content}
+    best, best_hits = None, (-1, -1)
+    for ss in src.sentences:
+        common = keys & ss.keys
+        hits = (len(common), sum(k[:1] == "#" for k in common))
+        if hits > best_hits:
+            best, best_hits = ss, hits
+    ev_keys = best.keys if best else frozenset()
+    matched = [u for u in content if u.key in ev_keys]
+    unmatched = [u for u in content if u.key not in ev_keys]
+    support = len(matched) / len(content)
+    warnings: list[str] = []
+    elsewhere = [u for u in unmatched if u.key in src.keys]
+    if any(u.kind == "number" and u.key not in src.keys for u in unmatched):
+        warnings.append("number_not_in_source")
+    negated = _negated(units)
+    if best is not None and matched:
+        clause = max(best.clauses, key=lambda c: len(keys & c.keys))
+        if negated != clause.negated:
+            warnings.append("negation_differs")
+    if any(u.kind in ("name", "date") and u.key not in src.keys for u in unmatched):
+        warnings.append("name_not_in_source")
+    if any(u.kind == "number" for u in elsewhere):
+        warnings.append("number_from_other_sentence")
+    if len([u for u in elsewhere if u.kind != "number"]) >= PIECED_MIN:
+        warnings.append("words_from_other_sentence")
+    negators = [u for u in units if u.kind == "negator"]
+    if "negation_differs" in warnings:
+        unmatched = sorted(unmatched + negators, key=lambda u: u.start)
+    else:
+        matched = sorted(matched + negators, key=lambda u: u.start)
+    equivalences = []
+    for u in matched:
+        theirs = best.words.get(u.key) if best else None
+        if theirs is not None and normalize(theirs) != normalize(u.text):
+            via = ("same number" if u.kind == "number" else
+                   f"group: {u.label}" if u.label else "same stem")
+            equivalences.append(Equivalence(u.text, theirs, via))
+    verdict = ("check" if warnings else "supported") if support >= threshold else "unsupported"
+    return Claim(text, start, end, support, verdict, matched, unmatched,
+                 best.text if best is not None and matched else None, warnings, equivalences,
+                 elsewhere)
+
+
+def _sources_tuple(sources: str | list[str]) -> tuple[str, ...]:
+    return (sources,) if isinstance(sources, str) else tuple(sources)
 
 
 def check(answer: str, sources: str | list[str], threshold: float = 0.6) -> Report:
-    """Check each sentence of ``answer`` against ``sources`` (see the module docstring)."""
-    src_sents, all_keys = _prepare(sources)
+    """Check each sentence of ``answer``, claim by claim, against ``sources`` (see the module
+    docstring)."""
+    src = _prepare(_sources_tuple(sources))
     out: list[Sentence] = []
     for s, e in split_sentences(answer):
-        units = _units(answer[s:e], offset=s)
-        if not units:
-            out.append(Sentence(answer[s:e], s, e, None, "not_scored"))
+        claims = [Claim(answer[p.start:p.end], p.start, p.end, None, "not_scored") if p.no_claim
+                  else _judge(answer[p.start:p.end], p.start, p.end, p.units, src, threshold)
+                  for p in _claims(answer, s, e)]
+        scored = [c for c in claims if c.verdict != "not_scored"]
+        if not scored:
+            out.append(Sentence(answer[s:e], s, e, None, "not_scored", claims=claims))
             continue
-        best, best_support = None, -1.0
-        for ss in src_sents:
-            support = sum(u.key in ss.keys for u in units) / len(units)
-            if support > best_support:
-                best, best_support = ss, support
-        keys = best.keys if best else frozenset()
-        matched = [u for u in units if u.key in keys]
-        unmatched = [u for u in units if u.key not in keys]
-        support = len(matched) / len(units)
-        warnings: list[str] = []
-        if any(u.kind == "number" and u.key not in all_keys for u in units):
-            warnings.append("number_not_in_source")
-        negated = any(u.kind == "negator" for u in units)
-        if best is not None and best_support > 0 and negated != best.negated:
-            warnings.append("negation_differs")
-        first = units[0].start == s + (len(answer[s:e]) - len(answer[s:e].lstrip()))
-        for k, u in enumerate(units):
-            if (u.kind == "word" and u.text[:1].isupper() and u.text[:1].isascii()
-                    and u.key not in all_keys and not (k == 0 and first and not u.text.isupper())):
-                warnings.append("name_not_in_source")
-                break
-        verdict = ("check" if warnings else "supported") if support >= threshold else "unsupported"
-        out.append(Sentence(answer[s:e], s, e, support, verdict, matched, unmatched,
-                            best.text if best and matched else None, warnings))
+        weakest = min(scored, key=lambda c: (_RANK[c.verdict], c.support))
+        reasons = list(dict.fromkeys(w for c in scored for w in c.warnings))
+        evidence = list(dict.fromkeys(c.evidence for c in scored if c.evidence))
+        out.append(Sentence(
+            answer[s:e], s, e, min(c.support for c in scored), weakest.verdict,
+            [w for c in scored for w in c.matched], [w for c in scored for w in c.unmatched],
+            " ".join(evidence) or None, [w for w in reasons if w in LESSON_WARNINGS], claims,
+            reasons))
     scored = [x for x in out if x.verdict != "not_scored"]
     score = sum(x.verdict == "supported" for x in scored) / len(scored) if scored else None
     return Report(out, score, threshold)
