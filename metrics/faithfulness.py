@@ -152,6 +152,8 @@ def stem(word: str) -> str:
         for s in _AR_SUFFIXES:
             if w.endswith(s) and len(w) - len(s) >= 3:
                 w = w[: -len(s)]
+                if s != "ه" and w.endswith("ت") and len(w) >= 4:
+                    w = w[:-1]          # مدتها → مدت → مد: the ta marbuta before a pronoun
                 break
         else:
             break
@@ -490,6 +492,7 @@ def _strip(text: str, s: int, e: int) -> tuple[int, int] | None:
 
 _CLAIM_PUNCT = re.compile(r"[،؛]|[,;:](?=\s|$)")
 _CLAIM_WORDS = frozenset(normalize(w) for w in _both(WORDS["claims"]))
+_RELATIVES = frozenset(normalize(w) for w in _ws(WORDS["claims"]["relatives"]))
 _AFTER_WA = frozenset(normalize(w) for w in _ws(WORDS["claims"]["ar_after_wa"]))
 _MIN_WORDS = WORDS["claims"]["min_words"]
 _NO_CLAIM = frozenset(tuple(normalize(t.group()) for t in _TOKEN.finditer(p))
@@ -542,31 +545,32 @@ def _claims(answer: str, s: int, e: int) -> list[_Piece]:
     for a, b in _pieces(answer[s:e], s):
         units = _units(answer[a:b], a, first)
         pieces.append(_Piece(a, b, units, _opens_without_claim(answer[a:b])))
+    # A short piece (a list item, "and December", a subject before "who …") joins the piece
+    # before it, or the one after it when it opens the sentence or a relative clause follows.
     merged: list[_Piece] = []
-    carry: _Piece | None = None
-    for p in pieces:
-        if p.no_claim:
-            if carry is not None:
-                merged.append(carry)
-                carry = None
+    for k, p in enumerate(pieces):
+        if p.no_claim or len(_content(p.units)) >= _MIN_WORDS:
             merged.append(p)
             continue
-        if carry is not None:
-            p = _Piece(carry.start, p.end, [], False)
-            carry = None
-        p.units = _units(answer[p.start:p.end], p.start, first)
-        if len(_content(p.units)) < _MIN_WORDS:
-            carry = p
-            continue
-        merged.append(p)
-    if carry is not None:
-        prev = merged[-1] if merged else None
-        if prev is not None and not prev.no_claim:
-            prev.end = carry.end
-            prev.units = _units(answer[prev.start:prev.end], prev.start, first)
+        nxt = pieces[k + 1] if k + 1 < len(pieces) else None
+        prev = merged[-1] if merged and not merged[-1].no_claim else None
+        forward = nxt is not None and not nxt.no_claim and (
+            prev is None or _first_norm(answer[nxt.start:nxt.end]) in _RELATIVES)
+        if forward:
+            nxt.start = p.start
+        elif prev is not None:
+            prev.end = p.end
         else:
-            merged.append(carry)
+            merged.append(p)
+            continue
+        target = nxt if forward else prev
+        target.units = _units(answer[target.start:target.end], target.start, first)
     return merged
+
+
+def _first_norm(text: str) -> str:
+    m = _TOKEN.search(text)
+    return normalize(m.group()) if m else ""
 
 
 # ---------------------------------------------------------------- sources
@@ -582,6 +586,7 @@ class _SourceSentence:
     keys: frozenset[str]
     clauses: tuple[_Clause, ...]
     words: dict[str, str]          # key → the source's own word for it (shown in the report)
+    order: tuple[str, ...]         # the keys of its content words, in order
 
 
 @dataclass(frozen=True)
@@ -599,14 +604,15 @@ def _prepare(sources: tuple[str, ...]) -> _Sources:
     sents = []
     for src in sources:
         for s, e in split_sentences(src):
-            clauses, words = [], {}
+            clauses, words, order = [], {}, []
             for a, b in _pieces(src[s:e], s):
                 units = _units(src[a:b], a)
                 clauses.append(_Clause(frozenset(u.key for u in units), _negated(units)))
                 for u in units:
                     words.setdefault(u.key, u.text)
+                order += [u.key for u in _content(units)]
             keys = frozenset().union(*(c.keys for c in clauses))
-            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words))
+            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words, tuple(order)))
     return _Sources(tuple(sents), frozenset().union(*(s.keys for s in sents)))
 
 
@@ -685,7 +691,8 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
     unmatched = [u for u in content if u.key not in ev_keys]
     support = len(matched) / len(content)
     warnings: list[str] = []
-    elsewhere = [u for u in unmatched if u.key in src.keys]
+    elsewhere = [u for u in unmatched
+                 if u.key in src.keys and not _same_thing(u, content, keys, best, src)]
     if any(u.kind == "number" and u.key not in src.keys for u in unmatched):
         warnings.append("number_not_in_source")
     negated = _negated(units)
@@ -715,6 +722,29 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
     return Claim(text, start, end, support, verdict, matched, unmatched,
                  best.text if best is not None and matched else None, warnings, equivalences,
                  elsewhere)
+
+
+def _same_thing(word: Word, content: list[Word], keys: set[str], best: _SourceSentence,
+                src: _Sources) -> bool:
+    """Is ``word`` (missing from the evidence, found in another source sentence) only the
+    other sentence's longer name for a thing the evidence names? "المكتب الرئيسي يقع في …"
+    when one sentence says "المكتب الرئيسي" and the evidence says "المكتب": the claim joins
+    the same word pair the other sentence has, and the evidence gives that thing no other
+    modifier in its place."""
+    i = next(k for k, u in enumerate(content) if u is word)
+    for j, after in ((i - 1, True), (i + 1, False)):
+        if not 0 <= j < len(content) or content[j].key not in best.keys:
+            continue
+        pair = (content[j].key, word.key) if after else (word.key, content[j].key)
+        if not any(pair in zip(o.order, o.order[1:], strict=False)
+                   for o in src.sentences if o is not best):
+            continue
+        step = 1 if after else -1
+        spots = [p for p, k in enumerate(best.order) if k == content[j].key]
+        if any(not 0 <= p + step < len(best.order) or best.order[p + step] in keys
+               for p in spots):
+            return True
+    return False
 
 
 def _sources_tuple(sources: str | list[str]) -> tuple[str, ...]:
