@@ -84,13 +84,15 @@ def _both(table: dict) -> list[str]:
 
 STOP_WORDS = frozenset(_both(WORDS["stop_words"]) + _ws(WORDS["stop_words"]["courtesy"]))
 NEGATORS = frozenset(_both(WORDS["negators"]))
+QUANTIFIERS = frozenset(_ws(WORDS["stop_words"]["quantifiers"]))
 MODALS = frozenset(_both(WORDS["modals"]))
 ABBREVIATIONS = frozenset(_ws(WORDS["abbreviations"]["en"]))
 assert not (STOP_WORDS & (NEGATORS | MODALS))
 
 # The warnings the lesson page has texts for, and every warning (in the order they are checked).
 LESSON_WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source")
-WARNINGS = (*LESSON_WARNINGS, "number_from_other_sentence", "words_from_other_sentence")
+WARNINGS = (*LESSON_WARNINGS, "number_not_in_evidence", "words_from_other_sentence",
+            "limit_dropped")
 
 # ---------------------------------------------------------------- normalisation and stems
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
@@ -114,6 +116,8 @@ _AR_SUFFIXES = ("كما", "هما", "تما", "ات", "ان", "ون", "ين", "�
                 "نا", "تم", "وا", "ه", "ك", "ا")
 _STOP = frozenset(normalize(w) for w in STOP_WORDS)
 _NEG = frozenset(normalize(w) for w in NEGATORS)
+_QUANT = frozenset(normalize(w) for w in QUANTIFIERS)
+_LIMIT_WORDS = frozenset(normalize(w) for w in _ws(WORDS["stop_words"]["limits"]))
 assert not (_STOP & (_NEG | {normalize(w) for w in MODALS}))
 _PORTER = snowballstemmer.stemmer("english")
 
@@ -342,6 +346,9 @@ def _build_table() -> dict[str, list[tuple[tuple[str, ...], _Entry]]]:
 
 _TABLE = _build_table()
 _TITLES_AR = frozenset(normalize(w) for w in _ws(WORDS["values"]["titles_ar"]))
+_LIGHT = frozenset(stem(normalize(w)) for w in _ws(WORDS["stop_words"]["light_nouns"]))
+_LIMIT_GROUPS = frozenset(e.key for lst in _TABLE.values() for _, e in lst
+                          if e.label in ("more than", "less than", "at least", "up to"))
 
 
 def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
@@ -363,7 +370,7 @@ class Word:
     start: int
     end: int
     key: str          # what is compared: a stem, "#21" for a number, "=may" for a group
-    kind: str         # "word" | "number" | "negator" | "name" | "date"
+    kind: str         # "word" | "number" | "negator" | "name" | "date" | "quantifier"
     label: str = ""   # the equivalence group's name ("may"), when ``key`` is a group
     negates: bool = False   # an antonym read as "not <its opposite>" ("excluding")
 
@@ -420,8 +427,10 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             base = _DUALS[t.norm]
             entry = _phrase_at([_Token(base, 0, 0, base, stem(base))], 0)
             units.append(Word(t.text, t.start, t.end, "#2", "number"))
-            units.append(Word(t.text, t.start, t.end, entry[1].key if entry else stem(base),
-                              "word", entry[1].label if entry else ""))
+            if base not in _STOP:           # مرتين = 2 (مرة is a stop-word), يومين = 2 + يوم
+                units.append(Word(t.text, t.start, t.end,
+                                  entry[1].key if entry else stem(base), "word",
+                                  entry[1].label if entry else ""))
             i += 1
             continue
         if phrase:
@@ -439,10 +448,17 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             units.append(Word(t.text, t.start, t.end, "¬" + (base or norm), "negator"))
             name_left = 0
             continue
+        if norm in _QUANT or norm[1:] in _QUANT or (norm[:2] in ("ول", "وب", "فل", "فب")
+                                                       and norm[2:] in _QUANT):
+            units.append(Word(t.text, t.start, t.end, "∀", "quantifier"))
+            name_left = 0
+            continue
         bare = norm[1:] if norm[:1] in ("و", "ف") and len(norm) > 2 else norm
         if (norm in _STOP or bare in _STOP or _strip_prefixes(norm) in _STOP
                 or (len(norm) == 1 and norm.isascii())):
             name_left = 0
+            continue
+        if t.lex in _LIGHT:
             continue
         if norm in _TITLES_AR or _strip_prefixes(norm) in _TITLES_AR:
             name_left = 3
@@ -526,7 +542,8 @@ def _opens_without_claim(text: str) -> bool:
 
 
 def _content(units: list[Word]) -> list[Word]:
-    return [u for u in units if u.kind != "negator"]
+    """The units that carry content (negators and every/any are judged apart)."""
+    return [u for u in units if u.kind not in ("negator", "quantifier")]
 
 
 @dataclass
@@ -587,12 +604,16 @@ class _SourceSentence:
     clauses: tuple[_Clause, ...]
     words: dict[str, str]          # key → the source's own word for it (shown in the report)
     order: tuple[str, ...]         # the keys of its content words, in order
+    numbers: dict[str, int]        # number key → how often the sentence says it
+    universal: bool                # it says every / any / all / كل / جميع
+    limits: frozenset[str]         # what limits its rules (who, if, more than, a number)
 
 
 @dataclass(frozen=True)
 class _Sources:
     sentences: tuple[_SourceSentence, ...]
     keys: frozenset[str]
+    count: dict[str, int]          # key → how many source sentences have it
 
 
 def _negated(units: list[Word]) -> bool:
@@ -604,16 +625,25 @@ def _prepare(sources: tuple[str, ...]) -> _Sources:
     sents = []
     for src in sources:
         for s, e in split_sentences(src):
-            clauses, words, order = [], {}, []
+            clauses, words, order, numbers, universal = [], {}, [], {}, False
             for a, b in _pieces(src[s:e], s):
                 units = _units(src[a:b], a)
+                universal = universal or any(u.kind == "quantifier" for u in units)
+                for u in units:
+                    if u.kind == "number":
+                        numbers[u.key] = numbers.get(u.key, 0) + 1
                 clauses.append(_Clause(frozenset(u.key for u in units), _negated(units)))
                 for u in units:
                     words.setdefault(u.key, u.text)
                 order += [u.key for u in _content(units)]
             keys = frozenset().union(*(c.keys for c in clauses))
-            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words, tuple(order)))
-    return _Sources(tuple(sents), frozenset().union(*(s.keys for s in sents)))
+            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words, tuple(order),
+                                         numbers, universal, _limits(src[s:e], keys)))
+    count: dict[str, int] = {}
+    for ss in sents:
+        for k in ss.keys:
+            count[k] = count.get(k, 0) + 1
+    return _Sources(tuple(sents), frozenset(count), count)
 
 
 # ---------------------------------------------------------------- the checker
@@ -691,8 +721,11 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
     unmatched = [u for u in content if u.key not in ev_keys]
     support = len(matched) / len(content)
     warnings: list[str] = []
-    elsewhere = [u for u in unmatched
-                 if u.key in src.keys and not _same_thing(u, content, keys, best, src)]
+    # Words of another source sentence. A word that two or more source sentences use is the
+    # topic (the library, the leave), not a fact borrowed from elsewhere.
+    elsewhere = [u for u in unmatched if u.key in src.keys and (
+        u.kind == "number" or (src.count[u.key] == 1
+                               and not _same_thing(u, content, keys, best, src)))]
     if any(u.kind == "number" and u.key not in src.keys for u in unmatched):
         warnings.append("number_not_in_source")
     negated = _negated(units)
@@ -702,10 +735,14 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
             warnings.append("negation_differs")
     if any(u.kind in ("name", "date") and u.key not in src.keys for u in unmatched):
         warnings.append("name_not_in_source")
-    if any(u.kind == "number" for u in elsewhere):
-        warnings.append("number_from_other_sentence")
+    if any(u.kind == "number" for u in elsewhere) or _numbers_repeated(content, best):
+        warnings.append("number_not_in_evidence")
     if len([u for u in elsewhere if u.kind != "number"]) >= PIECED_MIN:
         warnings.append("words_from_other_sentence")
+    if (best is not None and not negated and not best.universal
+            and any(u.kind == "quantifier" for u in units)
+            and best.limits - _limits(text, {u.key for u in units})):
+        warnings.append("limit_dropped")
     negators = [u for u in units if u.kind == "negator"]
     if "negation_differs" in warnings:
         unmatched = sorted(unmatched + negators, key=lambda u: u.start)
@@ -722,6 +759,25 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
     return Claim(text, start, end, support, verdict, matched, unmatched,
                  best.text if best is not None and matched else None, warnings, equivalences,
                  elsewhere)
+
+
+def _limits(text: str, keys: set[str] | frozenset[str]) -> frozenset[str]:
+    """What limits a rule in this text: limit words (who, if, only, الذين, إذا, فقط),
+    more-than / at-least phrases and numbers other than one."""
+    words = {n[1:] if n[:1] in ("و", "ف") and n[1:] in _LIMIT_WORDS else n
+             for n in (normalize(m.group()) for m in _TOKEN.finditer(text))}
+    return frozenset((words & _LIMIT_WORDS)
+                     | {k for k in keys if k in _LIMIT_GROUPS or (k[:1] == "#" and k != "#1")})
+
+
+def _numbers_repeated(content: list[Word], best: _SourceSentence | None) -> bool:
+    """Does the claim say one of its evidence's numbers more often than the evidence does
+    ("from 8 a.m. to 8 p.m." against "from 8 a.m. to 6 p.m.")?"""
+    seen: dict[str, int] = {}
+    for u in content:
+        if u.kind == "number":
+            seen[u.key] = seen.get(u.key, 0) + 1
+    return best is not None and any(0 < best.numbers.get(k, 0) < n for k, n in seen.items())
 
 
 def _same_thing(word: Word, content: list[Word], keys: set[str], best: _SourceSentence,
@@ -741,7 +797,7 @@ def _same_thing(word: Word, content: list[Word], keys: set[str], best: _SourceSe
             continue
         step = 1 if after else -1
         spots = [p for p, k in enumerate(best.order) if k == content[j].key]
-        if any(not 0 <= p + step < len(best.order) or best.order[p + step] in keys
+        if any(0 <= p + step < len(best.order) and best.order[p + step] in keys
                for p in spots):
             return True
     return False
