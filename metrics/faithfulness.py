@@ -156,8 +156,8 @@ def stem(word: str) -> str:
         for s in _AR_SUFFIXES:
             if w.endswith(s) and len(w) - len(s) >= 3:
                 w = w[: -len(s)]
-                if s != "ه" and w.endswith("ت") and len(w) >= 4:
-                    w = w[:-1]          # مدتها → مدت → مد: the ta marbuta before a pronoun
+                if s != "ه" and w.endswith("ت"):
+                    w = w[:-1] + "ه"    # مدتها → مدت → مده: the ta marbuta before a pronoun
                 break
         else:
             break
@@ -196,7 +196,12 @@ _MULTIPLIERS = {100, 1000, 10**6}
 _DIGITS = re.compile(r"^(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?$")
 
 
+_WEEKDAYS = frozenset(("الاحد", "الاثنين", "والاحد", "والاثنين"))   # Sunday, Monday
+
+
 def _number_word(norm: str) -> int | None:
+    if norm in _WEEKDAYS:
+        return None
     if norm in _NUMBER_WORDS:
         return _NUMBER_WORDS[norm]
     if norm[:1] in ("و", "ف", "ب", "ل") and norm[1:] in _NUMBER_WORDS:
@@ -307,6 +312,10 @@ class _Entry:
     kind: str           # "word" | "date"
 
 
+def _lang(phrase: str) -> str:
+    return "ar" if _is_arabic(normalize(phrase)) else "en"
+
+
 def _lexes(phrase: str) -> tuple[str, ...]:
     return tuple(t.lex for t in _tokens(phrase))
 
@@ -325,13 +334,19 @@ def _build_table() -> dict[str, list[tuple[tuple[str, ...], _Entry]]]:
                              f"({old.label!r} and {entry.label!r})")
         entries[lexes] = entry
 
+    # A group may list Arabic and English words; each language keeps its own key, so an
+    # English answer never matches an Arabic source through the table.
     groups = [(g, "word") for g in WORDS["equivalences"]["groups"]]
     groups += [(g, "date") for g in WORDS["values"]["dates"]]
     for group, kind in groups:
-        entry = _Entry(("~" if kind == "date" else "=") + normalize(group[0]), group[0],
-                       False, kind)
-        for phrase in group:
-            add(phrase, entry)
+        for lang in ("ar", "en"):
+            members = [p for p in group if (_lang(p) == lang)]
+            if not members:
+                continue
+            entry = _Entry(f"{'~' if kind == 'date' else '='}{normalize(members[0])}",
+                           members[0], False, kind)
+            for phrase in members:
+                add(phrase, entry)
     for word, opposite in WORDS["antonyms"]["pairs"]:
         base = entries.get(_lexes(opposite))
         if base is None:
@@ -347,8 +362,6 @@ def _build_table() -> dict[str, list[tuple[tuple[str, ...], _Entry]]]:
 _TABLE = _build_table()
 _TITLES_AR = frozenset(normalize(w) for w in _ws(WORDS["values"]["titles_ar"]))
 _LIGHT = frozenset(stem(normalize(w)) for w in _ws(WORDS["stop_words"]["light_nouns"]))
-_LIMIT_GROUPS = frozenset(e.key for lst in _TABLE.values() for _, e in lst
-                          if e.label in ("more than", "less than", "at least", "up to"))
 
 
 def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
@@ -358,6 +371,11 @@ def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
         if i + n <= len(toks) and all(toks[i + k].lex == lexes[k] for k in range(1, n)):
             return n, entry
     return None
+
+
+_LIMIT_GROUPS = frozenset(   # the keys of the more-than / less-than / at-least / up-to groups
+    _phrase_at(_tokens(p), 0)[1].key for g in WORDS["equivalences"]["groups"]
+    if g[0] in ("at least", "up to", "more than", "less than") for p in g)
 
 
 # ---------------------------------------------------------------- content units
@@ -397,14 +415,6 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             units.append(Word(t.text, t.start, t.end, _num_key(dv), "number"))
             i += 1
             continue
-        phrase = _phrase_at(toks, i)
-        if phrase and phrase[1].kind == "date":
-            n, entry = phrase
-            end = toks[i + n - 1].end
-            units.append(Word(text[t.start - offset:end - offset], t.start, end, entry.key,
-                              "date", entry.label))
-            i += n
-            continue
         nv = _number_word(t.norm)
         if nv is not None:
             values, j, end = [nv], i + 1, t.end
@@ -422,6 +432,14 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             units.append(Word(text[t.start - offset:end - offset], t.start, end,
                               _num_key(_combine(values)), "number"))
             i = j
+            continue
+        phrase = _phrase_at(toks, i)
+        if phrase and phrase[1].kind == "date":
+            n, entry = phrase
+            end = toks[i + n - 1].end
+            units.append(Word(text[t.start - offset:end - offset], t.start, end, entry.key,
+                              "date", entry.label))
+            i += n
             continue
         if t.norm in _DUALS:
             base = _DUALS[t.norm]
