@@ -135,9 +135,24 @@ def _strip_prefixes(w: str) -> str:
         for p in ("بال", "كال", "لل", "ال"):
             if w.startswith(p) and len(w) - len(p) >= 2:
                 return w[len(p):]
-    if w[:1] in ("ب", "ل", "ك") and len(w) >= 5:
-        w = w[1:]
-    return w
+    return w                # ب ل ك alone: see _alternatives (بطاقة is not ب + طاقة)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _alternatives(norm: str) -> tuple[str, ...]:
+    """Other stems an Arabic token may have: without a one-letter preposition (براتب → راتب,
+    but كاملة stays كامل as well) and without an imperfect-verb prefix (يعمل → عمل = العمل,
+    تمنح = يمنح)."""
+    if not _is_arabic(norm):
+        return ()
+    primary = stem(norm)
+    base = norm[1:] if norm[:1] in ("و", "ف") and len(norm) >= 4 else norm
+    alts = {primary}
+    if base[:1] in ("ب", "ل", "ك") and len(base) >= 4:
+        alts.add(stem(base[1:]))
+    alts |= {a[1:] for a in alts if a[:1] in ("ي", "ت") and len(a) >= 4}
+    alts.discard(primary)
+    return tuple(sorted(alts))
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -293,13 +308,18 @@ class _Token:
     end: int
     norm: str
     lex: str
+    alts: tuple[str, ...] = ()
+
+    def has(self, lex: str) -> bool:
+        return lex == self.lex or lex in self.alts
 
 
 def _tokens(text: str, offset: int = 0) -> list[_Token]:
     out = []
     for m in _TOKEN.finditer(text):
         norm = normalize(m.group())
-        out.append(_Token(m.group(), m.start() + offset, m.end() + offset, norm, stem(norm)))
+        out.append(_Token(m.group(), m.start() + offset, m.end() + offset, norm, stem(norm),
+                          _alternatives(norm)))
     return out
 
 
@@ -365,14 +385,18 @@ _LIGHT = frozenset(stem(normalize(w)) for w in _ws(WORDS["stop_words"]["light_no
 
 
 def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
-    """The longest table phrase starting at token ``i``: (its length, its entry)."""
-    for lexes, entry in _TABLE.get(toks[i].lex, ()):
-        n = len(lexes)
-        if i + n <= len(toks) and all(toks[i + k].lex == lexes[k] for k in range(1, n)):
-            return n, entry
+    """The longest table phrase starting at token ``i``: (its length, its entry); a token's
+    own stem is tried before its alternatives."""
+    for first in (toks[i].lex, *toks[i].alts):
+        for lexes, entry in _TABLE.get(first, ()):
+            n = len(lexes)
+            if i + n <= len(toks) and all(toks[i + k].has(lexes[k]) for k in range(1, n)):
+                return n, entry
     return None
 
 
+_BELOW = frozenset(("دون", "ما دون"))
+_BELOW_KEY = _phrase_at(_tokens("يقل عن"), 0)[1].key
 _LIMIT_GROUPS = frozenset(   # the keys of the more-than / less-than / at-least / up-to groups
     _phrase_at(_tokens(p), 0)[1].key for g in WORDS["equivalences"]["groups"]
     if g[0] in ("at least", "up to", "more than", "less than") for p in g)
@@ -391,6 +415,7 @@ class Word:
     kind: str         # "word" | "number" | "negator" | "name" | "date" | "quantifier"
     label: str = ""   # the equivalence group's name ("may"), when ``key`` is a group
     negates: bool = False   # an antonym read as "not <its opposite>" ("excluding")
+    alt: tuple[str, ...] = ()   # other stems it may match on (براتب: راتب)
 
 
 def _between(text: str, a: _Token, b: _Token, offset: int) -> str:
@@ -461,6 +486,9 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             continue
         i += 1
         norm = t.norm
+        if norm in _BELOW and i < len(toks) and _digits_value(toks[i].norm) is not None:
+            units.append(Word(t.text, t.start, t.end, _BELOW_KEY, "word", "less than"))
+            continue                # دون 12 عامًا: "under 12", not a negation
         if norm in _NEG or norm.endswith("n't"):
             base = {"can't": "can", "won't": "will"}.get(norm)
             units.append(Word(t.text, t.start, t.end, "¬" + (base or norm), "negator"))
@@ -490,7 +518,7 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
         if (t.text[:1].isupper() and t.text[:1].isascii()
                 and (t.start != first_start or t.text.isupper())):
             kind = "name"
-        units.append(Word(t.text, t.start, t.end, t.lex, kind))
+        units.append(Word(t.text, t.start, t.end, t.lex, kind, alt=t.alts))
     return units
 
 
@@ -609,19 +637,17 @@ def _first_norm(text: str) -> str:
 
 
 # ---------------------------------------------------------------- sources
-@dataclass(frozen=True)
-class _Clause:
-    keys: frozenset[str]
-    negated: bool
+def _ks(u: Word) -> frozenset[str]:
+    """Every key a unit matches on: its key and its alternative stems."""
+    return frozenset((u.key, *u.alt))
 
 
 @dataclass(frozen=True)
 class _SourceSentence:
     text: str
     keys: frozenset[str]
-    clauses: tuple[_Clause, ...]
+    units: tuple[Word, ...]        # its units in order (negators included)
     words: dict[str, str]          # key → the source's own word for it (shown in the report)
-    order: tuple[str, ...]         # the keys of its content words, in order
     numbers: dict[str, int]        # number key → how often the sentence says it
     universal: bool                # it says every / any / all / كل / جميع
     limits: frozenset[str]         # what limits its rules (who, if, more than, a number)
@@ -643,20 +669,18 @@ def _prepare(sources: tuple[str, ...]) -> _Sources:
     sents = []
     for src in sources:
         for s, e in split_sentences(src):
-            clauses, words, order, numbers, universal = [], {}, [], {}, False
-            for a, b in _pieces(src[s:e], s):
-                units = _units(src[a:b], a)
-                universal = universal or any(u.kind == "quantifier" for u in units)
-                for u in units:
-                    if u.kind == "number":
-                        numbers[u.key] = numbers.get(u.key, 0) + 1
-                clauses.append(_Clause(frozenset(u.key for u in units), _negated(units)))
-                for u in units:
-                    words.setdefault(u.key, u.text)
-                order += [u.key for u in _content(units)]
-            keys = frozenset().union(*(c.keys for c in clauses))
-            sents.append(_SourceSentence(src[s:e], keys, tuple(clauses), words, tuple(order),
-                                         numbers, universal, _limits(src[s:e], keys)))
+            units = [u for a, b in _pieces(src[s:e], s) for u in _units(src[a:b], a)]
+            keys = frozenset().union(*map(_ks, units)) if units else frozenset()
+            words: dict[str, str] = {}
+            numbers: dict[str, int] = {}
+            for u in units:
+                for k in _ks(u):
+                    words.setdefault(k, u.text)
+                if u.kind == "number":
+                    numbers[u.key] = numbers.get(u.key, 0) + 1
+            sents.append(_SourceSentence(
+                src[s:e], keys, tuple(units), words, numbers,
+                any(u.kind == "quantifier" for u in units), _limits(src[s:e], keys)))
     count: dict[str, int] = {}
     for ss in sents:
         for k in ss.keys:
@@ -718,8 +742,7 @@ class Report:
 
 
 _RANK = {"unsupported": 0, "check": 1, "supported": 2}
-# How many words from another source sentence make a claim "pieced".
-PIECED_MIN = 1
+_NEGATION_REACH = 4      # a negator governs this many content words after it
 
 
 def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
@@ -727,39 +750,37 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
     content = _content(units)
     if not content:
         return Claim(text, start, end, None, "not_scored")
-    keys = {u.key for u in content}
-    best, best_hits = None, (-1, -1)
+    keys = frozenset().union(*map(_ks, content))
+    best, best_hits = None, (0, 0)
     for ss in src.sentences:
-        common = keys & ss.keys
-        hits = (len(common), sum(k[:1] == "#" for k in common))
+        hit = [u for u in content if _ks(u) & ss.keys]
+        hits = (len(hit), sum(u.kind == "number" for u in hit))
         if hits > best_hits:
             best, best_hits = ss, hits
     ev_keys = best.keys if best else frozenset()
-    matched = [u for u in content if u.key in ev_keys]
-    unmatched = [u for u in content if u.key not in ev_keys]
+    matched = [u for u in content if _ks(u) & ev_keys]
+    unmatched = [u for u in content if not _ks(u) & ev_keys]
     support = len(matched) / len(content)
     warnings: list[str] = []
     # Words of another source sentence. A word that two or more source sentences use is the
     # topic (the library, the leave), not a fact borrowed from elsewhere.
-    elsewhere = [u for u in unmatched if u.key in src.keys and (
-        u.kind == "number" or (src.count[u.key] == 1
-                               and not _same_thing(u, content, keys, best, src)))]
+    elsewhere = [u for u in unmatched if _ks(u) & src.keys and (
+        u.kind == "number" or (max(src.count.get(k, 0) for k in _ks(u)) == 1
+                               and not _inserted(u, content, best, src)))]
     if any(u.kind == "number" and u.key not in src.keys for u in unmatched):
         warnings.append("number_not_in_source")
     negated = _negated(units)
-    if best is not None and matched:
-        clause = max(best.clauses, key=lambda c: len(keys & c.keys))
-        if negated != clause.negated:
-            warnings.append("negation_differs")
-    if any(u.kind in ("name", "date") and u.key not in src.keys for u in unmatched):
+    if best is not None and matched and negated != _evidence_negated(best, keys):
+        warnings.append("negation_differs")
+    if any(u.kind in ("name", "date") and not _ks(u) & src.keys for u in unmatched):
         warnings.append("name_not_in_source")
     if any(u.kind == "number" for u in elsewhere) or _numbers_repeated(content, best):
         warnings.append("number_not_in_evidence")
-    if len([u for u in elsewhere if u.kind != "number"]) >= PIECED_MIN:
+    if any(u.kind != "number" for u in elsewhere):
         warnings.append("words_from_other_sentence")
     if (best is not None and not negated and not best.universal
             and any(u.kind == "quantifier" for u in units)
-            and best.limits - _limits(text, {u.key for u in units})):
+            and best.limits - _limits(text, keys)):
         warnings.append("limit_dropped")
     negators = [u for u in units if u.kind == "negator"]
     if "negation_differs" in warnings:
@@ -768,7 +789,7 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
         matched = sorted(matched + negators, key=lambda u: u.start)
     equivalences = []
     for u in matched:
-        theirs = best.words.get(u.key) if best else None
+        theirs = next((best.words[k] for k in _ks(u) if k in best.words), None) if best else None
         if theirs is not None and normalize(theirs) != normalize(u.text):
             via = ("same number" if u.kind == "number" else
                    f"group: {u.label}" if u.label else "same stem")
@@ -779,7 +800,21 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
                  elsewhere)
 
 
-def _limits(text: str, keys: set[str] | frozenset[str]) -> frozenset[str]:
+def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:
+    """Is the part of the evidence that the claim matches negated: a negator followed, within
+    a few content words, by a word of the claim, or an antonym the claim matches?"""
+    units = best.units
+    for p, u in enumerate(units):
+        if u.negates and _ks(u) & keys:
+            return True
+        if u.kind == "negator":
+            after = [w for w in units[p + 1:] if w.kind not in ("negator", "quantifier")]
+            if any(_ks(w) & keys for w in after[:_NEGATION_REACH]):
+                return True
+    return False
+
+
+def _limits(text: str, keys: frozenset[str]) -> frozenset[str]:
     """What limits a rule in this text: limit words (who, if, only, الذين, إذا, فقط),
     more-than / at-least phrases and numbers other than one."""
     words = {n[1:] if n[:1] in ("و", "ف") and n[1:] in _LIMIT_WORDS else n
@@ -798,26 +833,45 @@ def _numbers_repeated(content: list[Word], best: _SourceSentence | None) -> bool
     return best is not None and any(0 < best.numbers.get(k, 0) < n for k, n in seen.items())
 
 
-def _same_thing(word: Word, content: list[Word], keys: set[str], best: _SourceSentence,
-                src: _Sources) -> bool:
-    """Is ``word`` (missing from the evidence, found in another source sentence) only the
-    other sentence's longer name for a thing the evidence names? "المكتب الرئيسي يقع في …"
-    when one sentence says "المكتب الرئيسي" and the evidence says "المكتب": the claim joins
-    the same word pair the other sentence has, and the evidence gives that thing no other
-    modifier in its place."""
+def _neighbours(seq: list[Word] | tuple[Word, ...], i: int, step: int) -> Word | None:
+    j = i + step
+    return seq[j] if 0 <= j < len(seq) else None
+
+
+def _inserted(word: Word, content: list[Word], best: _SourceSentence | None,
+              src: _Sources) -> bool:
+    """Is ``word`` (missing from the evidence, found in one other source sentence) only that
+    sentence's longer name for a thing the evidence names? "المكتب الرئيسي يقع في شارع …" when
+    one sentence says "المكتب الرئيسي" and the evidence "يقع المكتب في شارع …": the claim puts
+    the word next to the same neighbour as the other sentence does, and otherwise goes on
+    as the evidence goes on."""
+    if best is None:
+        return False
+    ev = [u for u in best.units if u.kind not in ("negator", "quantifier")]
     i = next(k for k, u in enumerate(content) if u is word)
-    for j, after in ((i - 1, True), (i + 1, False)):
-        if not 0 <= j < len(content) or content[j].key not in best.keys:
+    for step in (-1, 1):                         # the neighbour before, then after
+        m = _neighbours(content, i, step)
+        if m is None or not _ks(m) & best.keys:
             continue
-        pair = (content[j].key, word.key) if after else (word.key, content[j].key)
-        if not any(pair in zip(o.order, o.order[1:], strict=False)
-                   for o in src.sentences if o is not best):
+        if not any(_pair_in(o, m, word, step) for o in src.sentences if o is not best):
             continue
-        step = 1 if after else -1
-        spots = [p for p, k in enumerate(best.order) if k == content[j].key]
-        if any(0 <= p + step < len(best.order) and best.order[p + step] in keys
-               for p in spots):
-            return True
+        beyond = _neighbours(content, i, -step)  # what follows the word on the far side
+        for p, u in enumerate(ev):
+            if _ks(u) & _ks(m):
+                nxt = _neighbours(ev, p, -step)
+                if (nxt is None and beyond is None) or (
+                        nxt is not None and beyond is not None and _ks(nxt) & _ks(beyond)):
+                    return True
+    return False
+
+
+def _pair_in(sentence: _SourceSentence, m: Word, word: Word, step: int) -> bool:
+    seq = [u for u in sentence.units if u.kind not in ("negator", "quantifier")]
+    for p, u in enumerate(seq):
+        if _ks(u) & _ks(m):
+            other = _neighbours(seq, p, -step)
+            if other is not None and _ks(other) & _ks(word):
+                return True
     return False
 
 
