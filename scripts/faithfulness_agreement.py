@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> None:
     verdicts = [item_verdict(i["sentence"], i["source"]) for i in items]
     table = agreement_table(items, verdicts)
     langs = sorted({lang for _, lang in table if lang != "all"})
-    kinds = sorted({k for k, _ in table if k != "all"}) + ["all"]
+    kinds = [*sorted({k for k, _ in table if k != "all"}), "all"]
     print(f"{args.split}: {len(items)} items; agree/n = share [Wilson 95 %]")
     print(f"{'kind':12}" + "".join(f"{h:>28}" for h in [*langs, "all"]))
     for kind in kinds:
