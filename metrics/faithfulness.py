@@ -92,7 +92,7 @@ assert not (STOP_WORDS & (NEGATORS | MODALS))
 # The warnings the lesson page has texts for, and every warning (in the order they are checked).
 LESSON_WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source")
 WARNINGS = (*LESSON_WARNINGS, "number_not_in_evidence", "words_from_other_sentence",
-            "limit_dropped")
+            "limit_dropped", "modal_differs")
 
 # ---------------------------------------------------------------- normalisation and stems
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
@@ -373,6 +373,12 @@ def _build_table() -> dict[str, list[tuple[tuple[str, ...], _Entry]]]:
             base = _Entry("=" + normalize(opposite), opposite, False, "word")
             add(opposite, base)
         add(word, _Entry(base.key, base.label, True, "word"))
+    # An Arabic verb in the list also stands without its imperfect prefix (يوفر: وفر), so توفر
+    # finds it through its own alternative stem; never where that form means something else.
+    for lexes, entry in list(entries.items()):
+        w = lexes[0]
+        if len(lexes) == 1 and w[:1] in ("ي", "ت") and len(w) >= 4 and _is_arabic(w):
+            entries.setdefault((w[1:],), entry)
     table: dict[str, list[tuple[tuple[str, ...], _Entry]]] = {}
     for lexes, entry in sorted(entries.items(), key=lambda kv: -len(kv[0])):
         table.setdefault(lexes[0], []).append((lexes, entry))
@@ -395,6 +401,9 @@ def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
     return None
 
 
+_MODAL_GROUPS = frozenset(   # the keys of the may / must groups
+    _phrase_at(_tokens(p), 0)[1].key for g in WORDS["equivalences"]["groups"]
+    if g[0] in ("may", "must") for p in g)
 _BELOW = frozenset(("دون", "ما دون"))
 _BELOW_KEY = _phrase_at(_tokens("يقل عن"), 0)[1].key
 _LIMIT_GROUPS = frozenset(   # the keys of the more-than / less-than / at-least / up-to groups
@@ -479,13 +488,23 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
         if phrase:
             n, entry = phrase
             end = toks[i + n - 1].end
+            # A phrase also matches on its own content words ("البريد الإلكتروني" on
+            # "البريد"), except the more-than / at-most kind, where "more" is not the point.
+            parts = () if entry.key in _LIMIT_GROUPS or n == 1 else tuple(
+                x.lex for x in toks[i:i + n] if x.norm not in _STOP and x.norm not in _NEG)
             units.append(Word(text[t.start - offset:end - offset], t.start, end, entry.key,
-                              "word", entry.label, entry.negates))
+                              "word", entry.label, entry.negates, parts))
             i += n
             name_left = 0
             continue
         i += 1
         norm = t.norm
+        if norm in ("غير", "وغير") and i < len(toks) and toks[i].norm not in _STOP:
+            nxt = toks[i]             # غير المتزوجين: one word "unmarried", not a negation
+            units.append(Word(text[t.start - offset:nxt.end - offset], t.start, nxt.end,
+                              "غير " + nxt.lex, "word"))
+            i += 1
+            continue
         if norm in _BELOW and i < len(toks) and _digits_value(toks[i].norm) is not None:
             units.append(Word(t.text, t.start, t.end, _BELOW_KEY, "word", "less than"))
             continue                # دون 12 عامًا: "under 12", not a negation
@@ -776,8 +795,10 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
         warnings.append("name_not_in_source")
     if any(u.kind == "number" for u in elsewhere) or _numbers_repeated(content, best):
         warnings.append("number_not_in_evidence")
-    if any(u.kind != "number" for u in elsewhere):
+    if any(u.kind != "number" and u.key not in _MODAL_GROUPS for u in elsewhere):
         warnings.append("words_from_other_sentence")
+    if best is not None and _modal_differs(content, best):
+        warnings.append("modal_differs")
     if (best is not None and not negated and not best.universal
             and any(u.kind == "quantifier" for u in units)
             and best.limits - _limits(text, keys)):
@@ -812,6 +833,13 @@ def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:
             if any(_ks(w) & keys for w in after[:_NEGATION_REACH]):
                 return True
     return False
+
+
+def _modal_differs(content: list[Word], best: _SourceSentence) -> bool:
+    """Does the claim say "must" where its evidence says "may" (or the other way round)?"""
+    said = {u.key for u in content if u.key in _MODAL_GROUPS}
+    theirs = {u.key for u in best.units if u.key in _MODAL_GROUPS}
+    return bool(said - theirs) and bool(theirs - said)
 
 
 def _limits(text: str, keys: frozenset[str]) -> frozenset[str]:
