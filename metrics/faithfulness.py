@@ -214,6 +214,7 @@ _DIGITS = re.compile(r"^(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?$")
 _WEEKDAYS = frozenset(("الاحد", "الاثنين", "والاحد", "والاثنين"))   # Sunday, Monday
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _number_word(norm: str) -> int | None:
     if norm in _WEEKDAYS:
         return None
@@ -227,6 +228,7 @@ def _number_word(norm: str) -> int | None:
     return None
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _digits_value(norm: str) -> float | None:
     m = _DIGITS.match(norm)
     if not m:
@@ -314,13 +316,15 @@ class _Token:
         return lex == self.lex or lex in self.alts
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _read(token: str) -> tuple[str, str, tuple[str, ...]]:
+    norm = normalize(token)
+    return norm, stem(norm), _alternatives(norm)
+
+
 def _tokens(text: str, offset: int = 0) -> list[_Token]:
-    out = []
-    for m in _TOKEN.finditer(text):
-        norm = normalize(m.group())
-        out.append(_Token(m.group(), m.start() + offset, m.end() + offset, norm, stem(norm),
-                          _alternatives(norm)))
-    return out
+    return [_Token(m.group(), m.start() + offset, m.end() + offset, *_read(m.group()))
+            for m in _TOKEN.finditer(text)]
 
 
 # ---------------------------------------------------------------- the equivalence table
@@ -425,19 +429,33 @@ class Word:
     label: str = ""   # the equivalence group's name ("may"), when ``key`` is a group
     negates: bool = False   # an antonym read as "not <its opposite>" ("excluding")
     alt: tuple[str, ...] = ()   # other stems it may match on (براتب: راتب)
+    # every key it matches on: its key and its alternative stems
+    match_keys: frozenset[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "match_keys", frozenset((self.key, *self.alt)))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _is_stop(norm: str) -> bool:
+    bare = norm[1:] if norm[:1] in ("و", "ف") and len(norm) > 2 else norm
+    return (norm in _STOP or bare in _STOP or _strip_prefixes(norm) in _STOP
+            or (len(norm) == 1 and norm.isascii()))
 
 
 def _between(text: str, a: _Token, b: _Token, offset: int) -> str:
     return text[a.end - offset:b.start - offset]
 
 
-def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list[Word]:
+def _units(text: str, offset: int = 0, first_word_at: int | None = None,
+           toks: list[_Token] | None = None) -> list[Word]:
     """Content units of a piece of text (stop-words dropped; numbers, phrases merged).
 
     ``offset`` is the piece's position in the answer; ``first_word_at`` the position of its
     sentence's first word (a capitalised word there is not taken for a name; default: the
-    piece's first word)."""
-    toks = _tokens(text, offset)
+    piece's first word); ``toks``: its tokens, when the caller has them already."""
+    if toks is None:
+        toks = _tokens(text, offset)
     first_start = first_word_at if first_word_at is not None else toks[0].start if toks else 0
     units: list[Word] = []
     name_left = 0              # words still to read as a name after an Arabic title
@@ -518,9 +536,7 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None) -> list
             units.append(Word(t.text, t.start, t.end, "∀", "quantifier"))
             name_left = 0
             continue
-        bare = norm[1:] if norm[:1] in ("و", "ف") and len(norm) > 2 else norm
-        if (norm in _STOP or bare in _STOP or _strip_prefixes(norm) in _STOP
-                or (len(norm) == 1 and norm.isascii())):
+        if _is_stop(norm):
             name_left = 0
             continue
         if t.lex in _LIGHT:
@@ -582,21 +598,22 @@ _NO_CLAIM_LEN = max(len(p) for p in _NO_CLAIM)
 _LEADING = frozenset(("and", "but", "so", "also"))
 
 
-def _pieces(text: str, offset: int) -> list[tuple[int, int]]:
-    """Spans (answer offsets) of the clause pieces of one sentence, before merging."""
+def _pieces(text: str, offset: int, toks: list[_Token]) -> list[tuple[int, int]]:
+    """Spans (answer offsets) of the clause pieces of one sentence, before merging;
+    ``toks``: the sentence's tokens (answer offsets)."""
     cuts = {m.end() for m in _CLAIM_PUNCT.finditer(text)}
-    for t in _tokens(text):
+    for t in toks:
         n = t.norm
         if n in _CLAIM_WORDS or (n[:1] == "و" and n[1:] in _AFTER_WA):
-            cuts.add(t.start)
+            cuts.add(t.start - offset)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
     spans = (_strip(text, a, b) for a, b in itertools.pairwise(bounds))
     return [(a + offset, b + offset) for a, b in filter(None, spans)]
 
 
-def _opens_without_claim(text: str) -> bool:
-    """Does this piece open with a courtesy or framing phrase (``[no_claim]`` word list)?"""
-    norms = [normalize(m.group()) for m in _TOKEN.finditer(text)][:_NO_CLAIM_LEN + 2]
+def _opens_without_claim(norms: list[str]) -> bool:
+    """Do these words open with a courtesy or framing phrase (``[no_claim]`` word list)?"""
+    norms = norms[:_NO_CLAIM_LEN + 2]
     while norms and norms[0] in _LEADING:
         norms = norms[1:]
     variants = [norms]
@@ -617,16 +634,21 @@ class _Piece:
     end: int
     units: list[Word]
     no_claim: bool
+    norms: list[str]
 
 
 def _claims(answer: str, s: int, e: int) -> list[_Piece]:
     """The claim pieces of sentence ``answer[s:e]``: short pieces joined to a neighbour."""
-    toks = _tokens(answer[s:e], s)
+    text = answer[s:e]
+    toks = _tokens(text, s)
     first = toks[0].start if toks else s
-    pieces = []
-    for a, b in _pieces(answer[s:e], s):
-        units = _units(answer[a:b], a, first)
-        pieces.append(_Piece(a, b, units, _opens_without_claim(answer[a:b])))
+
+    def piece(a: int, b: int) -> _Piece:
+        own = [t for t in toks if a <= t.start < b]
+        norms = [t.norm for t in own]
+        return _Piece(a, b, _units(text, s, first, own), _opens_without_claim(norms), norms)
+
+    pieces = [piece(a, b) for a, b in _pieces(text, s, toks)]
     # A short piece (a list item, "and December", a subject before "who …") joins the piece
     # before it, or the one after it when it opens the sentence or a relative clause follows.
     merged: list[_Piece] = []
@@ -637,28 +659,19 @@ def _claims(answer: str, s: int, e: int) -> list[_Piece]:
         nxt = pieces[k + 1] if k + 1 < len(pieces) else None
         prev = merged[-1] if merged and not merged[-1].no_claim else None
         forward = nxt is not None and not nxt.no_claim and (
-            prev is None or _first_norm(answer[nxt.start:nxt.end]) in _RELATIVES)
+            prev is None or (nxt.norms[:1] or [""])[0] in _RELATIVES)
         if forward:
-            nxt.start = p.start
+            pieces[k + 1] = piece(p.start, nxt.end)
         elif prev is not None:
-            prev.end = p.end
+            merged[-1] = piece(prev.start, p.end)
         else:
             merged.append(p)
-            continue
-        target = nxt if forward else prev
-        target.units = _units(answer[target.start:target.end], target.start, first)
     return merged
-
-
-def _first_norm(text: str) -> str:
-    m = _TOKEN.search(text)
-    return normalize(m.group()) if m else ""
 
 
 # ---------------------------------------------------------------- sources
 def _ks(u: Word) -> frozenset[str]:
-    """Every key a unit matches on: its key and its alternative stems."""
-    return frozenset((u.key, *u.alt))
+    return u.match_keys
 
 
 @dataclass(frozen=True)
@@ -688,7 +701,9 @@ def _prepare(sources: tuple[str, ...]) -> _Sources:
     sents = []
     for src in sources:
         for s, e in split_sentences(src):
-            units = [u for a, b in _pieces(src[s:e], s) for u in _units(src[a:b], a)]
+            toks = _tokens(src[s:e], s)
+            units = [u for a, b in _pieces(src[s:e], s, toks)
+                     for u in _units(src[s:e], s, None, [t for t in toks if a <= t.start < b])]
             keys = frozenset().union(*map(_ks, units)) if units else frozenset()
             words: dict[str, str] = {}
             numbers: dict[str, int] = {}
@@ -699,7 +714,7 @@ def _prepare(sources: tuple[str, ...]) -> _Sources:
                     numbers[u.key] = numbers.get(u.key, 0) + 1
             sents.append(_SourceSentence(
                 src[s:e], keys, tuple(units), words, numbers,
-                any(u.kind == "quantifier" for u in units), _limits(src[s:e], keys)))
+                any(u.kind == "quantifier" for u in units), _limits([t.norm for t in toks], keys)))
     count: dict[str, int] = {}
     for ss in sents:
         for k in ss.keys:
@@ -764,8 +779,8 @@ _RANK = {"unsupported": 0, "check": 1, "supported": 2}
 _NEGATION_REACH = 4      # a negator governs this many content words after it
 
 
-def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
-           threshold: float) -> Claim:
+def _judge(text: str, start: int, end: int, units: list[Word], norms: list[str],
+           src: _Sources, threshold: float) -> Claim:
     content = _content(units)
     if not content:
         return Claim(text, start, end, None, "not_scored")
@@ -801,7 +816,7 @@ def _judge(text: str, start: int, end: int, units: list[Word], src: _Sources,
         warnings.append("modal_differs")
     if (best is not None and not negated and not best.universal
             and any(u.kind == "quantifier" for u in units)
-            and best.limits - _limits(text, keys)):
+            and best.limits - _limits(norms, keys)):
         warnings.append("limit_dropped")
     negators = [u for u in units if u.kind == "negator"]
     if "negation_differs" in warnings:
@@ -842,11 +857,10 @@ def _modal_differs(content: list[Word], best: _SourceSentence) -> bool:
     return bool(said - theirs) and bool(theirs - said)
 
 
-def _limits(text: str, keys: frozenset[str]) -> frozenset[str]:
-    """What limits a rule in this text: limit words (who, if, only, الذين, إذا, فقط),
+def _limits(norms: list[str], keys: frozenset[str]) -> frozenset[str]:
+    """What limits a rule in these words: limit words (who, if, only, الذين, إذا, فقط),
     more-than / at-least phrases and numbers other than one."""
-    words = {n[1:] if n[:1] in ("و", "ف") and n[1:] in _LIMIT_WORDS else n
-             for n in (normalize(m.group()) for m in _TOKEN.finditer(text))}
+    words = {n[1:] if n[:1] in ("و", "ف") and n[1:] in _LIMIT_WORDS else n for n in norms}
     return frozenset((words & _LIMIT_WORDS)
                      | {k for k in keys if k in _LIMIT_GROUPS or (k[:1] == "#" and k != "#1")})
 
@@ -914,7 +928,8 @@ def check(answer: str, sources: str | list[str], threshold: float = 0.6) -> Repo
     out: list[Sentence] = []
     for s, e in split_sentences(answer):
         claims = [Claim(answer[p.start:p.end], p.start, p.end, None, "not_scored") if p.no_claim
-                  else _judge(answer[p.start:p.end], p.start, p.end, p.units, src, threshold)
+                  else _judge(answer[p.start:p.end], p.start, p.end, p.units, p.norms, src,
+                              threshold)
                   for p in _claims(answer, s, e)]
         scored = [c for c in claims if c.verdict != "not_scored"]
         if not scored:
