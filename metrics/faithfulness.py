@@ -181,7 +181,7 @@ def stem(word: str) -> str:
 
 # ---------------------------------------------------------------- numbers
 _AR_UNITS = {
-    "واحد": 1, "واحده": 1, "احد": 1, "اثنان": 2, "اثنين": 2, "اثنتان": 2, "اثنتين": 2,
+    "واحد": 1, "واحده": 1, "احد": 1, "احدي": 1, "اثنان": 2, "اثنين": 2, "اثنتان": 2, "اثنتين": 2,
     "اثنا": 2, "اثني": 2, "اثنتا": 2, "اثنتي": 2, "ثلاث": 3, "ثلاثه": 3, "اربع": 4, "اربعه": 4,
     "خمس": 5, "خمسه": 5, "ست": 6, "سته": 6, "سبع": 7, "سبعه": 7, "ثمان": 8, "ثماني": 8,
     "ثمانيه": 8, "تسع": 9, "تسعه": 9, "عشر": 10, "عشره": 10,
@@ -189,11 +189,12 @@ _AR_UNITS = {
 _AR_TENS = {"عشرون": 20, "عشرين": 20, "ثلاثون": 30, "ثلاثين": 30, "اربعون": 40, "اربعين": 40,
             "خمسون": 50, "خمسين": 50, "ستون": 60, "ستين": 60, "سبعون": 70, "سبعين": 70,
             "ثمانون": 80, "ثمانين": 80, "تسعون": 90, "تسعين": 90}
-_AR_BIG = {"مائه": 100, "مئه": 100, "مائتان": 200, "مئتان": 200, "مائتين": 200, "مئتين": 200,
-           "الف": 1000, "الفان": 2000, "الفين": 2000, "الاف": 1000, "مليون": 10**6}
+_AR_BIG = {"مائة": 100, "مئة": 100, "مائتان": 200, "مئتان": 200, "مائتين": 200, "مئتين": 200,
+           "مائتي": 200, "مئتي": 200, "ألف": 1000, "ألفان": 2000, "ألفين": 2000, "ألفي": 2000,
+           "آلاف": 1000, "مليون": 10**6, "ملايين": 10**6}
 for _name, _v in (("ثلاث", 3), ("اربع", 4), ("خمس", 5), ("ست", 6), ("سبع", 7), ("ثمان", 8),
                   ("تسع", 9)):
-    _AR_BIG[_name + "مائه"] = _AR_BIG[_name + "مئه"] = _v * 100
+    _AR_BIG[_name + "مائة"] = _AR_BIG[_name + "مئة"] = _v * 100
 for _name, _v in (("ثالث", 3), ("رابع", 4), ("خامس", 5), ("سادس", 6), ("سابع", 7),
                   ("ثامن", 8), ("تاسع", 9), ("عاشر", 10)):   # ordinals: الساعة الخامسة = 5
     _AR_UNITS[_name] = _AR_UNITS[_name + "ه"] = _v
@@ -203,10 +204,13 @@ _EN = {w: i for i, w in enumerate(_ws(
 _EN.update({w: 10 * i for i, w in enumerate(
     _ws("twenty thirty forty fifty sixty seventy eighty ninety"), start=2)})
 _EN.update({w: i for i, w in enumerate(_ws(   # ordinals ("first"/"second" mean other things)
-    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth"), start=3)})
+    "third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"), start=3)})
+_EN.update({"thirtieth": 30, "fortieth": 40, "fiftieth": 50})
 _EN.update({"hundred": 100, "thousand": 1000, "million": 10**6})
 _EN.update(WORDS["values"]["en_number_words"])
-_NUMBER_WORDS = {**_AR_UNITS, **_AR_TENS, **_AR_BIG, **_EN}
+# Written with hamza and ta marbuta above; looked up in normalised form (مائة → مايه).
+_NUMBER_WORDS = {normalize(k): v for k, v in {**_AR_UNITS, **_AR_TENS, **_AR_BIG, **_EN}.items()}
 _MULTIPLIERS = {100, 1000, 10**6}
 _DIGITS = re.compile(r"^(\d+(?:[.,]\d+)*)(?:st|nd|rd|th)?$")
 
@@ -220,6 +224,8 @@ def _number_word(norm: str) -> int | None:
         return None
     if norm in _NUMBER_WORDS:
         return _NUMBER_WORDS[norm]
+    if norm[-1:] == "ا" and norm[:-1] in _NUMBER_WORDS and _is_arabic(norm):
+        return _NUMBER_WORDS[norm[:-1]]          # tanween: ألفًا, مليونًا
     if norm[:1] in ("و", "ف", "ب", "ل") and norm[1:] in _NUMBER_WORDS:
         return _NUMBER_WORDS[norm[1:]]
     for p in ("وال", "ال", "بال", "لل"):
@@ -252,8 +258,9 @@ def _continues(last: int, v: int, prev_token: str, norm: str) -> bool:
     if last in _MULTIPLIERS:
         return v < last
     if arabic and prev_arabic:
-        if norm[:1] == "و":                       # واحد وعشرون, مائة وخمسون
-            return last < 10 and 20 <= v <= 90
+        if norm[:1] == "و":                       # واحد وعشرون, ثلاثمائة وخمسون
+            return (last < 10 and 20 <= v <= 90) or (last >= 100 and last % 100 == 0
+                                                      and v < last)
         return last < 10 and v == 10              # ثلاثة عشر
     if not arabic and not prev_arabic:            # twenty-one
         return 20 <= last <= 90 and last % 10 == 0 and 0 < v < 10
