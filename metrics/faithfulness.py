@@ -469,6 +469,14 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None,
     i = 0
     while i < len(toks):
         t = toks[i]
+        if name_left:               # المهندس سامي الحربي: the words right after a title
+            if (_is_arabic(t.norm) and not _is_stop(t.norm) and _number_word(t.norm) is None
+                    and not _between(text, toks[i - 1], t, offset).strip()):
+                units.append(Word(t.text, t.start, t.end, t.lex, "name"))
+                name_left -= 1
+                i += 1
+                continue
+            name_left = 0
         dv = _digits_value(t.norm)
         if dv is not None:
             units.append(Word(t.text, t.start, t.end, _num_key(dv), "number"))
@@ -552,11 +560,8 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None,
             name_left = 3
             units.append(Word(t.text, t.start, t.end, t.lex, "word"))
             continue
+        name_left = 0
         kind = "word"
-        if name_left and i >= 2 and not _between(text, toks[i - 2], t, offset).strip():
-            kind, name_left = "name", name_left - 1
-        else:
-            name_left = 0
         if (t.text[:1].isupper() and t.text[:1].isascii()
                 and (t.start != first_start or t.text.isupper())):
             kind = "name"
