@@ -10,20 +10,34 @@ and asks a person, and a person reading a "check" sentence against the source fi
 the source does not back. So "check" agrees with a human "unsupported" and disagrees with a
 human "supported"; it never agrees with "no claim". No other mapping is used.
 
-No Streamlit, no file paths: callers load the TOML and pass the items.
+No Streamlit. ``load_items`` reads a labelled TOML file (``[[items]]`` or the older
+``[[item]]``); the table functions take the items.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from metrics import faithfulness
 
-__all__ = ["Cell", "agreement_table", "human_verdict", "item_verdict", "wilson"]
+__all__ = ["Cell", "agreement_table", "human_verdict", "item_verdict", "load_items", "wilson"]
 
 _ORDER = {"unsupported": 0, "check": 1, "supported": 2}
+
+
+def load_items(path: str | Path) -> list[dict]:
+    """The items of a labelled TOML file; an item without ``lang`` gets the language of its
+    sentence's script (the older 35-item set has none)."""
+    data = tomllib.loads(Path(path).read_text("utf-8"))
+    items = data.get("items") or data["item"]
+    for i in items:
+        i.setdefault("lang", "ar" if re.search("[\u0600-\u06ff]", i["sentence"]) else "en")
+    return items
 
 
 def item_verdict(sentence: str, source: str) -> str:

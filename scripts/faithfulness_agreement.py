@@ -11,9 +11,7 @@ prints an item, so it cannot be tuned on. ``--misses`` is refused for it.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +21,7 @@ from metrics.faithfulness_agreement import (  # noqa: E402
     agreement_table,
     human_verdict,
     item_verdict,
+    load_items,
 )
 
 FILES = {
@@ -33,11 +32,7 @@ FILES = {
 
 
 def load(split: str) -> list[dict]:
-    data = tomllib.loads(FILES[split].read_text("utf-8"))
-    items = data.get("items") or data["item"]
-    for i in items:   # the old set has no language field: the sentence's script decides
-        i.setdefault("lang", "ar" if re.search("[\u0600-\u06ff]", i["sentence"]) else "en")
-    return items
+    return load_items(FILES[split])
 
 
 def main(argv: list[str] | None = None) -> None:
