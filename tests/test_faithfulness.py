@@ -283,6 +283,16 @@ def test_arabic_synonyms_clitics_and_broken_plurals():
     assert {w.key for w in ten_days.matched} >= {"#10", f._phrase_at(f._tokens("يوم"), 0)[1].key}
 
 
+def test_broken_plurals_match_by_their_root_letters():
+    src = "يجب تسليم التقرير الشهري قبل اليوم العاشر من كل شهر. تُرفق الوثيقة بالطلب."
+    claim = f.check("تُسلَّم التقارير الشهرية قبل العاشر من كل شهر.", src).claims[0]
+    assert claim.verdict == "supported"
+    assert ("التقارير", "التقرير", "same root letters") in {
+        (e.answer, e.source, e.via) for e in claim.equivalences}
+    assert verdicts("تُرفق الوثائق بالطلب.", src) == ["supported"]
+    assert f._skeleton("كتاب") == "كتب" and "≈كتب" not in f._alternatives("كتب")  # 3 letters
+
+
 def test_voice_reorder_and_morphology():
     src = ("Expense claims are approved by the line manager. Receipts must be kept for six "
            "years. Completion of the safety course is required before site visits.")
