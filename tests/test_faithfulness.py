@@ -1,4 +1,5 @@
-"""Tests for metrics.faithfulness: the checker, the lesson's crude check, a labelled set."""
+"""Tests for metrics.faithfulness: the checker, the lesson's crude check, our own examples of every
+kind, and the checker's agreement with independent human labels (development and held-out)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics import faithfulness as f
+from metrics.faithfulness_agreement import (
+    agreement_table,
+    human_verdict,
+    item_verdict,
+    load_items,
+    wilson,
+)
 
 # The seed's leave example (source lesson, part 4), re-created word for word: the crude check's
 # 86 %, 86 %, 0 % depend on these exact words. Used only here.
@@ -202,16 +210,254 @@ def test_arbitrary_arabic_never_raises(answer, source):
 # Speed (a 10-sentence answer < 50 ms): bench/bench_live.py --lessons faithfulness.
 
 
-# ------------------------------------------------------------------ labelled set
-LABELLED = tomllib.loads(
-    (Path(__file__).parent / "data" / "faithfulness_labelled.toml").read_text("utf-8"))["item"]
+# ------------------------------------------------------------------ claims
+def claims(answer, sources=SRC):
+    return [(c.text, c.verdict) for c in f.check(answer, sources).claims]
 
 
-def _check_verdict(item):
-    sents = f.check(item["sentence"], item["source"]).sentences
-    assert len(sents) == 1, item["sentence"]
-    v = sents[0].verdict
-    return "unsupported" if v == "check" else v
+def test_a_compound_sentence_is_judged_claim_by_claim():
+    src = ("Visitors must sign in at reception. Parking is free for visitors for two hours. "
+           "The building closes at 7 p.m.")
+    report = f.check("Visitors must sign in at reception, and parking is free for three hours.",
+                     src)
+    sent = report.sentences[0]
+    assert [c.verdict for c in sent.claims] == ["supported", "check"]
+    assert sent.verdict == "check"                        # the weakest claim's verdict
+    assert sent.support == min(c.support for c in sent.claims)
+    assert sent.claims[0].evidence.startswith("Visitors must sign in")
+    assert sent.claims[1].warnings == ["number_not_in_source"]
+    both = f.check("Visitors must sign in at reception, and parking is free for two hours.", src)
+    assert both.sentences[0].verdict == "supported"
+    assert both.sentences[0].evidence.count(".") == 2     # both source sentences shown
+
+
+def test_arabic_compound_and_the_weakest_claim():
+    src = "يبدأ الدوام في الساعة الثامنة. ويحصل الموظف على استراحة مدتها ساعة واحدة."
+    ok = f.check("يبدأ الدوام في الساعة الثامنة، ويحصل الموظف على استراحة ساعة واحدة.", src)
+    assert [c.verdict for c in ok.claims] == ["supported", "supported"]
+    bad = f.check("يبدأ الدوام في الساعة الثامنة، ثم يحصل الموظف على وجبة غداء مجانية.", src)
+    assert [c.verdict for c in bad.claims] == ["supported", "unsupported"]
+    assert bad.sentences[0].verdict == "unsupported"
+
+
+def test_short_pieces_join_a_neighbour():
+    src = "Each new starter gets a laptop, a headset and a docking station from IT."
+    got = f.check("Each new starter gets a laptop, a headset and a docking station from IT.", src)
+    assert [c.text for c in got.claims] == ["Each new starter gets a laptop, a headset",
+                                            "and a docking station from IT."]
+    assert got.sentences[0].verdict == "supported"
+    staff = f.check("Staff who fail the test must retake it.", "Staff who fail the test must "
+                    "retake it.")
+    assert len(staff.claims) == 1                          # "Staff" | "who fail …" rejoined
+
+
+def test_claim_spans_are_exact_and_cover_their_words():
+    answer = "Thanks! يحق للموظف إجازة، ويجب تقديم الطلب قبل أسبوعين; and a note: nothing."
+    for sent in f.check(answer, SRC).sentences:
+        for c in sent.claims:
+            assert answer[c.start:c.end] == c.text
+            assert sent.start <= c.start < c.end <= sent.end
+            for w in c.matched + c.unmatched:
+                assert c.start <= w.start < w.end <= c.end
+
+
+# ------------------------------------------------------------------ paraphrase
+def test_equivalences_are_used_and_reported():
+    src = "Members can borrow up to eight books at a time."
+    claim = f.check("Members may take out a maximum of 8 books at a time.", src).claims[0]
+    assert claim.verdict == "supported" and claim.support == 1.0
+    used = {(e.answer, e.source, e.via) for e in claim.equivalences}
+    assert ("may", "can", "group: may") in used
+    assert ("take out", "borrow", "group: borrow") in used
+    assert ("a maximum of", "up to", "group: up to") in used
+    assert ("8", "eight", "same number") in used
+
+
+def test_arabic_synonyms_clitics_and_broken_plurals():
+    src = "يحق للموظف الحصول على إجازة مرضية بأجر كامل مدتها عشرة أيام في السنة."
+    for answer in ("يجوز للموظف أن يأخذ إجازة مرضية براتب كامل مدتها 10 أيام سنويًا.",
+                   "وللموظف أن يحصل على إجازة مرضية بأجر كامل مدتها ١٠ أيام كل عام.",
+                   "يَحِقُّ لِلْمُوَظَّفِ الحُصُولُ عَلَى إِجَازَةٍ مَرَضِيَّةٍ بِأَجْرٍ كَامِلٍ مُدَّتُهَا عَشَرَةُ أَيَّامٍ فِي السَّنَةِ."):
+        assert verdicts(answer, src) == ["supported"], answer
+    ten_days = f.check("يحق للموظف إجازة مرضية مدتها عشرة أيام.", src).claims[0]
+    assert {w.key for w in ten_days.matched} >= {"#10", f._phrase_at(f._tokens("يوم"), 0)[1].key}
+
+
+def test_broken_plurals_match_by_their_root_letters():
+    src = "يجب تسليم التقرير الشهري قبل اليوم العاشر من كل شهر. تُرفق الوثيقة بالطلب."
+    claim = f.check("تُسلَّم التقارير الشهرية قبل العاشر من كل شهر.", src).claims[0]
+    assert claim.verdict == "supported"
+    assert ("التقارير", "التقرير", "same root letters") in {
+        (e.answer, e.source, e.via) for e in claim.equivalences}
+    assert verdicts("تُرفق الوثائق بالطلب.", src) == ["supported"]
+    assert f._skeleton("كتاب") == "كتب" and "≈كتب" not in f._alternatives("كتب")  # 3 letters
+
+
+def test_voice_reorder_and_morphology():
+    src = ("Expense claims are approved by the line manager. Receipts must be kept for six "
+           "years. Completion of the safety course is required before site visits.")
+    for answer in ("The line manager approves expense claims.",
+                   "For six years, receipts must be kept.",
+                   "Staff must complete the safety course before site visits."):
+        assert verdicts(answer, src) == ["supported"], answer
+
+
+def test_english_does_not_match_arabic_through_the_table():
+    src = "يمكن ترحيل عشرة أيام إلى السنة التالية."
+    assert verdicts("You can carry over 10 days to the next year.", src) == ["unsupported"]
+
+
+# ------------------------------------------------------------------ numbers
+@pytest.mark.parametrize(("text", "value"), [
+    ("إحدى عشرة", 11), ("اثنتا عشرة", 12), ("خمسة عشر", 15), ("خمس عشرة", 15),
+    ("ثلاثين", 30), ("أربع وعشرين", 24), ("مائة وخمسون", 150), ("مئة وخمسين", 150),
+    ("ثلاثمائة وخمسة وعشرون", 325), ("ألفًا", 1000), ("ألفي", 2000), ("عشرون ألفًا", 20000),
+    ("خمسة آلاف", 5000), ("١٬٥٠٠", 1500), ("twenty-five", 25), ("one hundred and fifty", 150),
+    ("fifteenth", 15), ("10th", 10), ("twice", 2), ("الخامس والعشرين", 25),
+])
+def test_numbers_in_words_both_languages_and_genders(text, value):
+    assert [u.key for u in f._units(text)] == [f"#{value}"]
+
+
+@pytest.mark.parametrize(("dual", "noun"), [("يومين", "يوم"), ("بأسبوعين", "أسبوع"),
+                                            ("ساعتي", "ساعة"), ("سنتان", "سنة")])
+def test_arabic_duals_are_two_of_the_noun(dual, noun):
+    keys = [u.key for u in f._units(dual)]
+    assert keys == ["#2", f._units(noun)[0].key]
+
+
+def test_weekdays_are_not_numbers():
+    assert f._units("يوم الأحد")[-1].kind == "date"
+    assert f._units("الاثنين")[0].kind == "date"
+    assert f._units("واحد")[0].key == "#1"
+
+
+# ------------------------------------------------------------------ warnings
+SRC_EN = ("Staff may work from home two days a week. Overtime must be approved by the line "
+          "manager. The office opens at 8 a.m. and closes at 6 p.m. on weekdays. Laptops are "
+          "replaced every four years. Requests for licences costing more than $500 need "
+          "approval from the budget holder.")
+
+
+@pytest.mark.parametrize(("answer", "warning"), [
+    ("Staff may work from home four days a week.", "number_not_in_evidence"),   # 4: laptops
+    ("The office is open from 8 a.m. to 8 p.m. on weekdays.", "number_not_in_evidence"),
+    ("Staff may work from home two days a week with the line manager's approval.",
+     "words_from_other_sentence"),
+    ("The budget holder must approve every licence request.", "limit_dropped"),
+    ("Staff must work from home two days a week.", "modal_differs"),
+    ("Overtime is forbidden.", "negation_differs"),
+    ("The office opens at 8 a.m. on Saturdays.", "name_not_in_source"),
+])
+def test_each_new_warning(answer, warning):
+    claim = f.check(answer, SRC_EN).claims[0]
+    assert warning in claim.warnings, (answer, claim.warnings)
+    assert claim.verdict in ("check", "unsupported")
+
+
+def test_sentence_warnings_are_the_lessons_only_and_reasons_hold_all():
+    sent = f.check("Staff may work from home four days a week.", SRC_EN).sentences[0]
+    assert sent.reasons == ["number_not_in_evidence"] and sent.warnings == []
+    assert set(f.LESSON_WARNINGS) <= set(f.WARNINGS)
+    for s in f.check("Staff may work from home 9 days a week, not two.", SRC_EN).sentences:
+        assert set(s.warnings) <= set(f.LESSON_WARNINGS)
+        assert set(s.reasons) <= set(f.WARNINGS) and set(s.warnings) <= set(s.reasons)
+
+
+def test_topic_words_and_the_longer_name_are_not_borrowed_facts():
+    src = ("The city library lends books for three weeks. The library charges 20 pence a day "
+           "for late returns. The library is run by Laura Chen.")
+    # "library" is in every sentence: the topic, not a fact from elsewhere
+    assert verdicts("The library lends books for three weeks.", src) == ["supported"]
+    office = "يغلق المكتب الرئيسي في الخامسة. يقع المكتب في شارع الجامعة."
+    assert verdicts("يقع المكتب الرئيسي في شارع الجامعة.", office) == ["supported"]
+    assert verdicts("يقع المكتب الرئيسي في الخامسة في شارع الجامعة.", office) != ["supported"]
+
+
+def test_negation_reach_and_quantity_phrases():
+    src = "Up to five days may be carried over, but carried-over days do not earn interest."
+    assert verdicts("Up to five days may be carried over.", src) == ["supported"]
+    ar = "يجوز ترحيل ما لا يزيد على عشرة أيام إلى السنة التالية."
+    assert verdicts("يجوز ترحيل عشرة أيام بحد أقصى إلى السنة التالية.", ar) == ["supported"]
+    assert verdicts("لا يجوز ترحيل أي أيام إلى السنة التالية.", ar) == ["check"]
+    kids = "يُمنع دخول الأطفال دون 12 عامًا. ويسمح بدخول البالغين."
+    assert verdicts("يُسمح بدخول الأطفال دون 12 عامًا.", kids) == ["check"]
+    single = "يوفر السكن للموظفين غير المتزوجين."
+    assert verdicts("يوفر السكن للموظفين غير المتزوجين.", single) == ["supported"]
+
+
+# ------------------------------------------------------------------ no claim
+@pytest.mark.parametrize("answer", [
+    "Hope this helps!", "Here is a summary of the parking rules.", "Great question!",
+    "Let me walk you through the steps.", "Congratulations on the new job!",
+    "Welcome aboard, and we're glad you're here!", "Do you need anything else?",
+    "شكرًا لسؤالك!", "يسعدني أن أساعدك في ذلك.", "إليك أهم النقاط:", "مرحبًا بك، ونتمنى لك التوفيق!",
+    "هل تحتاج إلى مساعدة أخرى؟", "هذه نظرة عامة على سياسة الإجازات.",
+])
+def test_courtesy_and_framing_make_no_claim(answer):
+    report = f.check(answer, SRC)
+    assert [s.verdict for s in report.sentences] == ["not_scored"]
+    assert report.score is None
+
+
+def test_framing_before_a_claim_leaves_the_claim_scored():
+    report = f.check("Here is the short answer: staff may work from home two days a week.",
+                     SRC_EN)
+    assert [c.verdict for c in report.claims] == ["not_scored", "supported"]
+    assert report.sentences[0].verdict == "supported"
+
+
+# ------------------------------------------------------------------ our own examples, every kind
+EXAMPLES = tomllib.loads(
+    (Path(__file__).parent / "data" / "faithfulness_examples.toml").read_text("utf-8"))
+
+
+@pytest.mark.parametrize("ex", EXAMPLES["example"], ids=lambda ex: f"{ex['source']}-{ex['kind']}")
+def test_own_examples(ex):
+    got = item_verdict(ex["sentence"], EXAMPLES["sources"][ex["source"]])
+    if "known_miss" in ex:                     # a documented limit: it must still miss
+        assert got != ex["verdict"], f"fixed? drop known_miss: {ex['sentence']}"
+    else:
+        assert got == ex["verdict"], ex["sentence"]
+
+
+def test_own_examples_cover_every_kind_in_both_languages():
+    seen = {(ex["kind"], "ar" if re.search("[\u0600-\u06ff]", ex["sentence"]) else "en")
+            for ex in EXAMPLES["example"]}
+    kinds = {"verbatim", "paraphrase", "invented", "negated", "wrong_value", "pieced",
+             "no_claim", "compound"}
+    assert seen == {(k, lang) for k in kinds for lang in ("ar", "en")}
+
+
+# ------------------------------------------------------------------ agreement with human labels
+DATA = Path(__file__).parent / "data"
+
+
+def _targets(items):
+    table = agreement_table(items)
+    kinds = {k: cell for (k, lang), cell in table.items() if lang == "all" and k != "all"}
+    return table[("all", "all")], kinds
+
+
+@pytest.mark.parametrize("split", ["dev", "heldout"])
+def test_agreement_with_the_independent_labels_meets_the_targets(split):
+    """Overall agreement >= 0.85 and no kind below 0.70 (aggregates only in the message: the
+    held-out items are never printed)."""
+    overall, kinds = _targets(load_items(DATA / f"faithfulness_{split}.toml"))
+    low = {k: str(c) for k, c in kinds.items() if c.share < 0.70}
+    assert overall.share >= 0.85 and not low, f"{split}: all {overall}; below 0.70: {low}"
+
+
+def test_the_independent_split_is_the_committed_one():
+    dev = load_items(DATA / "faithfulness_dev.toml")
+    held = load_items(DATA / "faithfulness_heldout.toml")
+    assert len(dev) == len(held) == 120
+    assert not {i["id"] for i in dev} & {i["id"] for i in held}
+    for items in (dev, held):
+        assert {human_verdict(i) for i in items} == {"supported", "unsupported", "no_claim"}
+
+
+LABELLED = load_items(DATA / "faithfulness_labelled.toml")
 
 
 def _crude_verdict(item):
@@ -231,20 +477,15 @@ def test_labelled_set_shape():
                for i in LABELLED)
 
 
-def test_agreement_with_human_verdicts():
-    n = len(LABELLED)
-    check_ok = sum(_check_verdict(i) == i["verdict"] for i in LABELLED)
-    crude_ok = sum(_crude_verdict(i) == i["verdict"] for i in LABELLED)
-    misses = [(i["kind"], i["sentence"], _check_verdict(i)) for i in LABELLED
-              if _check_verdict(i) != i["verdict"]]
-    print(f"\nagreement with human verdicts on {n} sentences: "
-          f"check {check_ok}/{n} = {check_ok / n:.2f}, crude {crude_ok}/{n} = {crude_ok / n:.2f}")
-    for kind in sorted({i["kind"] for i in LABELLED}):
-        items = [i for i in LABELLED if i["kind"] == kind]
-        a = sum(_check_verdict(i) == i["verdict"] for i in items)
-        b = sum(_crude_verdict(i) == i["verdict"] for i in items)
-        print(f"  {kind:13} check {a}/{len(items)}  crude {b}/{len(items)}")
-    for m in misses:
-        print("  check missed:", m)
-    assert check_ok > crude_ok
-    assert check_ok / n >= 0.75
+def test_agreement_on_the_older_set_written_beside_the_checker():
+    overall, _ = _targets(LABELLED)
+    crude = sum(_crude_verdict(i) == human_verdict(i) for i in LABELLED)
+    assert overall.agree > crude
+    assert overall.share >= 0.85, str(overall)
+
+
+def test_wilson_interval():
+    lo, hi = wilson(12, 16)
+    assert lo == pytest.approx(0.505, abs=1e-3) and hi == pytest.approx(0.898, abs=1e-3)
+    assert wilson(0, 0) == (0.0, 1.0)
+    assert wilson(16, 16)[1] == 1.0 and wilson(0, 16)[0] == 0.0
