@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from lessons.live import logic
 from live.service import service
+from teaching import mistakes
 from tests.apptest_helpers import alert_text as raw_alerts
 from tests.apptest_helpers import open_lesson
 from text.i18n import load_content
@@ -112,7 +113,7 @@ def test_students_answer_change_and_see_the_reveal_with_the_misconception():
     shown = alert_text(host)
     assert "Right answer: 0.50 — 33% of the class got it." in shown
     assert "Most common wrong answer: 0.33 (chosen by 2)." in shown
-    assert EN["misconception"]["recall_divided_by_k"] in shown
+    assert mistakes.text("recall_divided_by_k", "misconception", "en") in shown
 
     ali.run()
     mona.run()
@@ -137,7 +138,7 @@ def test_choice_questions_and_which_system_is_better():
     shown = alert_text(host)
     assert "Right answer: System A — 33% of the class got it." in shown
     assert "Most common wrong answer: System B (chosen by 2)." in shown
-    assert EN["misconception"]["judged_by_recall"] in shown
+    assert mistakes.text("judged_by_recall", "misconception", "en") in shown
 
 
 def test_closed_question_and_closed_or_unknown_session_give_clear_messages():

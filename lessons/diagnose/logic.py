@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import metrics
 from metrics.support import supported_share
+from teaching import scenarios
 
 STEPS = (1, 2, 3, 4)
 FIXES = ("retrieval", "prompt", "more_chunks", "bigger_model", "nothing")
@@ -301,10 +302,10 @@ def check_support(sc: Scenario, picked: Sequence[frozenset[int]]
 
 # --- the worked example: the seed's five questions and its vector system --------------------------
 
-SEED_GOLDEN = {"q1": {"d1": 1}, "q2": {"d4": 1, "d5": 1}, "q3": {"d9": 1}, "q4": {"d2": 1},
-               "q5": {"d7": 1}}
-SEED_VECTOR = {"q1": ["d1", "d3", "d2"], "q2": ["d5", "d8", "d6"], "q3": ["d2", "d6", "d9"],
-               "q4": ["d3", "d1", "d8"], "q5": ["d7", "d5", "d1"]}
+SEED_GOLDEN = {q: dict.fromkeys(g, 1) for q, g in zip(scenarios.MRR.questions,
+                                                      scenarios.MRR.golden, strict=True)}
+SEED_VECTOR = {q: list(r) for q, r in zip(scenarios.MRR.questions, scenarios.MRR.runs["vector"],
+                                           strict=True)}
 
 
 def worked_values() -> dict[str, float]:

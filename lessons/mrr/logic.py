@@ -9,7 +9,6 @@ the tests check against ``metrics.evaluate``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -17,23 +16,19 @@ from functools import lru_cache
 import metrics
 from metrics.binary import num_relevant
 from metrics.rank import AP_NORMS, relevant_ranks
-from teaching import mistakes
+from teaching import mistakes, scenarios
 
 SYSTEMS = ("vector", "hybrid")
-QUESTIONS = ("q1", "q2", "q3", "q4", "q5")
+QUESTIONS = scenarios.MRR.questions
 POOL = tuple(f"d{i}" for i in range(1, 10))          # the documents a ranking can hold
-SEED_GOLDEN = (("d1",), ("d4", "d5"), ("d9",), ("d2",), ("d7",))
-SEED_RUNS = {
-    "vector": (("d1", "d3", "d2"), ("d5", "d8", "d6"), ("d2", "d6", "d9"), ("d3", "d1", "d8"),
-               ("d7", "d5", "d1")),
-    "hybrid": (("d1", "d2", "d3"), ("d4", "d5", "d8"), ("d9", "d2", "d6"), ("d2", "d3", "d1"),
-               ("d5", "d7", "d1")),
-}
-SEED_K = 3
+SEED_GOLDEN = scenarios.MRR.golden               # the seed's five questions, two systems
+SEED_RUNS = scenarios.MRR.runs
+SEED_K = scenarios.MRR.k
 SEED_QUESTION = "q2"
 COMPARE_ON = ("rr", "recall", "ap")     # the measure the per-question comparison uses
 MEAN_ORDER = ("recall", "rr", "ap")      # recall@k, MRR, MAP@k: the seed's order
 NORMS = AP_NORMS                         # ("R", "retrieved", "min_k_R")
+EXERCISES = ("ap", "mrr")                # "try it yourself" draws one of these
 #: which key of ``metrics.REGISTRY["AP"].conventions`` describes each AP normaliser
 NORM_CONVENTION = {"R": "trec_eval", "retrieved": "retrieved", "min_k_R": "min_k_R"}
 
@@ -358,9 +353,8 @@ def worked_values() -> dict[str, float]:
     # MRR is not 1 / mean rank: hybrid's first hits are at ranks 1, 1, 1, 1, 2 (the wrong
     # formulas come from the mistake catalogue, the same ones the exercise diagnoses).
     hybrid = [(list(r), set(g)) for r, g in zip(s.hybrid, s.golden, strict=True)]
-    wrong = mistakes.MEAN_MISTAKES["mrr"]
-    out["h_mean_rank"] = wrong["mrr_mean_rank"](hybrid)
-    out["h_inverse_mean_rank"] = wrong["mrr_inverse_mean_rank"](hybrid)
+    out["h_mean_rank"] = mistakes.CATALOGUE["mrr_mean_rank"].formula(hybrid)
+    out["h_inverse_mean_rank"] = mistakes.CATALOGUE["mrr_inverse_mean_rank"].formula(hybrid)
     return out
 
 
@@ -397,121 +391,3 @@ def counter_verdict(res: Compared) -> str:
     if not cmp.losses:
         return "clean"
     return "hidden" if 2 * cmp.losses >= len(cmp.per_query) else "higher"
-
-
-# --- exercises ---------------------------------------------------------------------------------
-
-EXERCISE_KINDS = ("ap", "mrr")
-MAX_SEED = 10**9
-
-
-def _pick_docs(rng: random.Random, n: int) -> list[str]:
-    return [f"d{x}" for x in rng.sample(range(1, 13), n)]
-
-
-@dataclass(frozen=True)
-class ApExercise:
-    """AP of one ranking, N = R (trec_eval), over the whole list."""
-
-    seed: int
-    ranking: Ranking
-    relevant: frozenset[str]
-    kind: str = "ap"
-
-    @property
-    def k(self) -> int:
-        return len(self.ranking)
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEASURES["ap"](list(self.ranking), set(self.relevant), self.k)
-
-    @property
-    def unretrieved(self) -> list[str]:
-        return sorted(set(self.relevant) - set(self.ranking), key=_doc_number)
-
-    def work(self) -> ApWork:
-        return ap_work(self.ranking, golden_set(self.relevant), self.k, "R")
-
-    def check(self, answer: float) -> str:
-        return mistakes.diagnose("ap", list(self.ranking), set(self.relevant), self.k, answer)
-
-    def distinct(self) -> list[str]:
-        return mistakes.distinct_mistakes("ap", list(self.ranking), set(self.relevant), self.k)
-
-
-@dataclass(frozen=True)
-class MrrExercise:
-    """MRR over three or four questions, each with its own ranking and relevant documents."""
-
-    seed: int
-    rankings: tuple[Ranking, ...]
-    relevant: tuple[frozenset[str], ...]
-    kind: str = "mrr"
-
-    @property
-    def questions(self) -> list[tuple[list[str], set[str]]]:
-        return [(list(r), set(g)) for r, g in zip(self.rankings, self.relevant, strict=True)]
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEAN_MEASURES["mrr"](self.questions)
-
-    def first_ranks(self) -> list[int | None]:
-        return [(ranks[0] if ranks else None)
-                for ranks in (relevant_ranks(r, g) for r, g in self.questions)]
-
-    def rrs(self) -> list[float]:
-        return [metrics.reciprocal_rank(r, g) for r, g in self.questions]
-
-    def check(self, answer: float) -> str:
-        return mistakes.diagnose_mean("mrr", self.questions, answer)
-
-    def distinct(self) -> list[str]:
-        return mistakes.distinct_mean_mistakes("mrr", self.questions)
-
-
-def ap_exercise(seed: int) -> ApExercise:
-    """A ranking of 4–7 documents with 1–3 relevant ones among them (sometimes one more that was
-    never retrieved), where at least one known wrong formula gives a different number."""
-    rng = random.Random(seed)
-    while True:
-        length = rng.randint(4, 7)
-        docs = _pick_docs(rng, length + 1)
-        ranking, spare = docs[:length], docs[length]
-        n_rel = 1 if rng.random() < 0.2 else rng.randint(2, 3)
-        relevant = set(rng.sample(ranking, n_rel))
-        if rng.random() < 0.35:
-            relevant.add(spare)
-        case = ApExercise(seed, tuple(ranking), frozenset(relevant))
-        if case.distinct():
-            return case
-
-
-def mrr_exercise(seed: int) -> MrrExercise:
-    """Three or four questions; first hits at different ranks, sometimes a question with no hit
-    at all; at least one known wrong formula gives a different number."""
-    rng = random.Random(seed)
-    while True:
-        rankings, relevant = [], []
-        for _ in range(rng.randint(3, 4)):
-            length = rng.randint(3, 5)
-            docs = _pick_docs(rng, length + 1)
-            ranking, spare = docs[:length], docs[length]
-            if rng.random() < 0.2:
-                rel = {spare}                      # the system missed it entirely
-            else:
-                rel = set(rng.sample(ranking, 1 if rng.random() < 0.6 else 2))
-            rankings.append(tuple(ranking))
-            relevant.append(frozenset(rel))
-        case = MrrExercise(seed, tuple(rankings), tuple(relevant))
-        found = [r for r in case.first_ranks() if r is not None]
-        if len(found) >= 2 and len(set(found)) > 1 and case.distinct():
-            return case
-
-
-def exercise(seed: int, kind: str | None = None) -> ApExercise | MrrExercise:
-    """The exercise of ``seed`` (``kind`` "ap", "mrr", or None for either, chosen by the seed)."""
-    if kind is None:
-        kind = EXERCISE_KINDS[seed % len(EXERCISE_KINDS)]
-    return ap_exercise(seed) if kind == "ap" else mrr_exercise(seed)

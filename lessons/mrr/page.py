@@ -13,9 +13,8 @@ import streamlit as st
 
 from lessons.mrr import logic
 from runtime import state
-from teaching.answers import parse_number
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from ui import layout
+from ui import exercise_panel, layout
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
@@ -41,10 +40,6 @@ FIELDS = {
 COUNTER_FIELDS = {
     "cq": state.choice_field("q3", logic.COUNTER_QUESTIONS),
     "cb": state.Field(logic.COUNTER_B, logic.parse_counter, logic.encode_runs),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
-    "exm": state.choice_field("any", ("any", *logic.EXERCISE_KINDS)),
 }
 
 c = load_content(FOLDER)
@@ -316,78 +311,6 @@ def counter_example() -> None:
                   key="mrr-counter-reset")
 
 
-# --- the exercise ------------------------------------------------------------------------------
-
-
-@st.fragment
-@layout.friendly_errors("mrr.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *logic.EXERCISE_KINDS)
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    shown = {o: layout.label(words[o]) for o in options}                    # formatted this run
-    chosen = cols[0].selectbox(layout.label(words["kind"]), options,
-                               index=options.index(s["exm"]),
-                               format_func=shown.__getitem__, key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="mrr-ex-new", where=cols[1], width="stretch")
-    ex = logic.exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-    values = _exercise_values(ex)
-    if ex.kind == "ap":
-        yes = f"**{labels['relevant']}**"
-        table = "\n".join(
-            [f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} |",
-             "|---|---|---|"]
-            + [f"| {i} | `{d}` | {yes if d in ex.relevant else '—'} |"
-               for i, d in enumerate(ex.ranking, start=1)])
-        missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
-        layout.markdown(
-            f"**{words['returned']}:**\n\n{table}\n\n"
-            + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n"
-               if missed else "")
-            + f"**{c['exercise']['question_ap']}**")
-    else:
-        table = "\n".join(
-            [f"| {words['question']} | {words['ranking']} | {words['relevant_set']} |",
-             "|---|---|---|"]
-            + [f"| q{i} | {code(r)} | {code_set(logic.golden_set(g))} |"
-               for i, (r, g) in enumerate(zip(ex.rankings, ex.relevant, strict=True), start=1)])
-        layout.markdown(f"{table}\n\n**{c['exercise']['question_mrr']}**", values)
-
-    key = f"mrr-ex-{ex.seed}-{ex.kind}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        value = parse_number(typed)
-        verdict = "not_a_number" if value is None else ex.check(value)
-        text = fill(c["exercise"]["feedback"][verdict], values)
-        layout.verdict_message(verdict, text)
-    solution = (words["solution_ap"] if ex.kind == "ap" and values["ranks"] != words["none"]
-                else words["solution_ap_none"] if ex.kind == "ap" else words["solution_mrr"])
-    layout.answer_block(f"mrr-ex-{ex.seed}-{ex.kind}", solution, values,
-                        label=words["solution"])
-
-
-def _exercise_values(ex) -> dict:
-    none = c["exercise"]["labels"]["none"]
-    if ex.kind == "ap":
-        work = ex.work()
-        ranks = [str(st_.rank) for st_ in work.steps if st_.precision is not None]
-        return {"answer": num(ex.answer), "R": work.denominators["R"],
-                "retrieved": work.denominators["retrieved"], "k": ex.k,
-                "ranks": Markup(", ".join(ranks) or none),
-                "terms": Markup(", ".join(work.terms) or none),
-                "sum": Markup(" + ".join(work.terms) or "0"), "n": 1, "rrs": Markup("")}
-    firsts = ex.first_ranks()
-    rrs = [f"1/{r}" if r else "0" for r in firsts]
-    return {"answer": num(ex.answer), "n": len(firsts), "R": 0, "retrieved": 0, "k": 0,
-            "ranks": Markup(", ".join(str(r) if r else none for r in firsts)),
-            "rrs": Markup(", ".join(rrs)), "sum": Markup(" + ".join(rrs)),
-            "terms": Markup("")}
-
-
 # --- the page ----------------------------------------------------------------------------------
 
 layout.lesson_header(c, number=3)
@@ -402,7 +325,7 @@ with layout.section(c, "try_it"):
 with layout.myths(c):
     counter_example()
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)

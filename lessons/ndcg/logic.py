@@ -8,28 +8,27 @@ numbers a learner types against them.
 
 from __future__ import annotations
 
-import math
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
-from teaching import mistakes
+from teaching import measures, mistakes, scenarios
 from teaching.answers import parse_number
-from text.i18n import Markup, fmt_num
+from text.i18n import fmt_num
 
-# "Who is Anna Pavlovna?" over chunks of War and Peace: exact answer 3, partial mention 2,
-# barely related 1, irrelevant 0. The grades in rank order are the seed's [3, 2, 3, 0, 1].
-SEED_RANKING: tuple[tuple[str, int], ...] = (("d3", 3), ("d8", 2), ("d1", 3), ("d6", 0), ("d5", 1))
-SEED_K = 5
+# "Who is Anna Pavlovna?" over chunks of War and Peace (teaching.scenarios.NDCG): the grades in
+# rank order are the seed's [3, 2, 3, 0, 1].
+SEED_RANKING: tuple[tuple[str, int], ...] = scenarios.NDCG.graded
+SEED_K = scenarios.NDCG.k
 # The judged chunk the system never retrieved (an exact answer): the pitfall's example.
-EXAMPLE_MISSED: tuple[str, int] = ("d2", 3)
+EXAMPLE_MISSED: tuple[str, int] = scenarios.NDCG_MISSED
 MAX_DOCS = 10
 MAX_ID_CHARS = 40
 SCALES = ("3", "5")
 GAINS = {"lin": "linear", "exp": "exponential"}
 IDEALS = {"ret": "retrieved", "jud": "judged"}
+EXERCISES = measures.keys("graded")   # "try it yourself" draws one of these
 
 
 @dataclass(frozen=True)
@@ -418,7 +417,7 @@ class CellCheck:
     status: str                 # "empty" | "right" | "wrong" | "unreadable"
     expected: float
     typed: float | None = None
-    hint: str | None = None     # a key of try_it.steps.hints when a known slip fits
+    hint: str | None = None     # the mistake id (teaching.mistakes) when a known slip fits
 
 
 def _close(a: float | None, b: float | None, tol: float = CELL_TOLERANCE) -> bool:
@@ -482,38 +481,13 @@ def _own_value(row: StepRow, previous: StepRow | None, column: str, used) -> flo
 
 def _cell_hint(row: StepRow, previous: StepRow | None, column: str, value: float, gain: str,
                rows: Sequence[StepRow]) -> str | None:
-    i, g = row.rank, row.grade
-    if column == "gain":
-        other = "linear" if gain == "exponential" else "exponential"
-        if _close(value, metrics.gain_of(g, other)):
-            return "gain_" + other
-        return None
-    if column == "discount":
-        candidates = {"discount_log2_i": 1 / math.log2(i) if i > 1 else None,
-                      "discount_log2_i_plus_2": 1 / math.log2(i + 2),
-                      "discount_ln": 1 / math.log(i + 1),
-                      "discount_reciprocal_rank": 1 / i,
-                      "discount_not_inverted": math.log2(i + 1)}
-        return next((k for k, v in candidates.items() if _close(value, v)), None)
-    if column == "contribution":
-        if row.gain > 0 and _close(value, row.gain * math.log2(i + 1)):
-            return "contribution_multiplied"
-        if i > 1 and _close(value, row.gain):
-            return "contribution_no_discount"
-        return None
-    if column == "dcg":
-        if previous and previous.dcg > 0 and _close(value, row.contribution):
-            return "running_not_summed"
-        return None
-    if column == "ndcg":
-        last = rows[-1]
-        if row.dcg > 0 and _close(value, row.idcg / row.dcg):
-            return "ndcg_inverted"
-        if row is not last and last.idcg > 0 and _close(value, row.dcg / last.idcg):
-            return "ndcg_final_idcg"
-        if row.idcg > 0 and _close(value, row.dcg):
-            return "ndcg_not_divided"
-    return None
+    """The mistake of the catalogue (``teaching.mistakes``) that puts ``value`` in this cell."""
+    last = rows[-1]
+    cell = mistakes.Cell(rank=row.rank, grade=row.grade, gain_kind=gain, gain=row.gain,
+                         contribution=row.contribution, dcg=row.dcg, idcg=row.idcg,
+                         previous_dcg=previous.dcg if previous else None, final_idcg=last.idcg,
+                         last=row is last)
+    return mistakes.cell_mistake(column, cell, value, CELL_TOLERANCE)
 
 
 def row_mark(checks: Mapping[tuple[int, str], CellCheck], rank: int, faded: Sequence[str],
@@ -533,83 +507,3 @@ def row_mark(checks: Mapping[tuple[int, str], CellCheck], rank: int, faded: Sequ
 
 def all_right(checks: Mapping[tuple[int, str], CellCheck]) -> bool:
     return bool(checks) and all(c.status == "right" for c in checks.values())
-
-
-# --- the generated exercise (trec_eval's conventions: linear gain, ideal of all judged) ---------
-
-GRADED_MEASURES: tuple[str, ...] = ("dcg", "idcg", "ndcg")
-TOLERANCE = {"dcg": 0.011, "idcg": 0.011, "ndcg": 0.005}
-MAX_SEED = 10**9
-
-
-@dataclass(frozen=True)
-class GradedExercise:
-    seed: int
-    measure: str                                  # "dcg" | "idcg" | "ndcg"
-    ranking: tuple[tuple[str, int], ...]          # retrieved, in order, with grades
-    unretrieved: tuple[tuple[str, int], ...]      # judged, never retrieved
-    k: int
-
-    @property
-    def order(self) -> list[str]:
-        return [d for d, _ in self.ranking]
-
-    @property
-    def qrels(self) -> dict[str, int]:
-        return {**dict(self.unretrieved), **dict(self.ranking)}
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEASURES[self.measure](self.order, self.qrels, self.k)
-
-    def check(self, value: float) -> str:
-        return mistakes.diagnose(self.measure, self.order, self.qrels, self.k, value,
-                                 TOLERANCE[self.measure])
-
-    def facts(self) -> dict[str, object]:
-        """Every value the feedback and solution texts quote."""
-        order, qrels, k = self.order, self.qrels, self.k
-        grades = [g for _, g in self.ranking]
-        ideal = metrics.graded.ideal_grades(order, qrels, "judged")[:k]
-        ideal_ret = metrics.graded.ideal_grades(order, qrels, "retrieved")[:k]
-        missing = [f"`{d}` ({g})" for d, g in self.unretrieved if g > 0]
-        return {
-            "k": k, "answer": round(self.answer, 4),
-            "dcg": round(metrics.dcg(order, qrels, k), 4),
-            "idcg": round(metrics.idcg(order, qrels, k), 4),
-            "ndcg": round(metrics.ndcg(order, qrels, k), 4),
-            "idcg_retrieved": round(metrics.idcg(order, qrels, k, ideal="retrieved"), 4),
-            "dcg_terms": Markup(f"`{dcg_formula(grades, k, 'linear')}`"),
-            "idcg_terms": Markup(f"`{dcg_formula(ideal, k, 'linear', 'IDCG')}`"),
-            "ndcg_terms": Markup(f"`{ndcg_formula(totals_of(order, qrels, k))}`"),
-            "ideal": Markup(f"`{grades_text(ideal)}`"),
-            "ideal_retrieved": Markup(f"`{grades_text(ideal_ret)}`"),
-            "missing": Markup(", ".join(missing) if missing else "—"),
-        }
-
-
-def totals_of(order: list[str], qrels: Mapping[str, int], k: int) -> Totals:
-    ideal = metrics.graded.ideal_grades(order, qrels, "judged")[:k]
-    return Totals(k, metrics.dcg(order, qrels, k), metrics.idcg(order, qrels, k),
-                  metrics.ndcg(order, qrels, k), tuple(ideal))
-
-
-def graded_exercise(seed: int, measure: str | None = None) -> GradedExercise:
-    """A case worth solving: something relevant in the top k, and at least one known slip that
-    gives a different number (so the feedback can teach). The same seed gives the same case."""
-    rng = random.Random(seed)
-    while True:
-        chosen = measure or rng.choice(GRADED_MEASURES)
-        length = rng.randint(3, 6)
-        docs = [f"d{n}" for n in rng.sample(range(1, 13), length + 1)]
-        grades = rng.choices((0, 1, 2, 3), weights=(3, 2, 2, 2), k=length)
-        ranking = tuple(zip(docs[:length], grades, strict=True))
-        unretrieved: tuple[tuple[str, int], ...] = ()
-        if rng.random() < (0.6 if chosen != "dcg" else 0.3):
-            unretrieved = ((docs[length], rng.choice((2, 3, 3))),)
-        k = rng.randint(2, length)
-        case = GradedExercise(seed, chosen, ranking, unretrieved, k)
-        if not any(g > 0 for g in grades[:k]):
-            continue                      # DCG@k = 0: nothing to compute
-        if mistakes.distinct_mistakes(chosen, case.order, case.qrels, k, TOLERANCE[chosen]):
-            return case

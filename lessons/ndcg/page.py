@@ -13,10 +13,10 @@ import streamlit as st
 
 from lessons.ndcg import logic
 from runtime import state
-from teaching.answers import parse_number
+from teaching import mistakes
 from text import bidi
 from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import layout
+from ui import exercise_panel, layout
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
@@ -31,10 +31,6 @@ FIELDS = {
     "g": state.choice_field("lin", tuple(logic.GAINS)),
     "i": state.choice_field("ret", tuple(logic.IDEALS)),
     "f": state.int_field(0, lo=0, hi=logic.MAX_FADE),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
-    "exm": state.choice_field("any", ("any", *logic.GRADED_MEASURES)),
 }
 TYPED = "nd-steps-typed"        # the learner's step-table entries: {(rank, column): text}
 ROUND = "nd-steps-round"        # bumped to clear the table's own edit state
@@ -344,9 +340,9 @@ def steps() -> None:
                   "typed": typed.get((rank, column), ""), "expected": round(check.expected, 4),
                   "next": rank + 1, "idcg": round(row.idcg, 4),
                   "idcg_k": round(rows[-1].idcg, 4), "k": rows[-1].rank}
-        hint = (check.hint if check.status == "wrong" and check.hint else
-                "unreadable" if check.status == "unreadable" else "generic_" + column)
-        st.error(layout.label(fill(hints[hint], values)), icon=":material/close:")
+        text = (mistakes.text(check.hint, "hint") if check.status == "wrong" and check.hint
+                else hints["unreadable" if check.status == "unreadable" else "generic_" + column])
+        st.error(layout.label(fill(text, values)), icon=":material/close:")
 
     if level == 0:
         layout.markdown(words["start"])
@@ -376,50 +372,6 @@ def steps() -> None:
                   icon=":material/backspace:")
 
 
-# --- the exercise ------------------------------------------------------------------------------
-
-
-@st.fragment
-@layout.friendly_errors("ndcg.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *logic.GRADED_MEASURES)
-    names = {m: layout.label(words["measure_" + m]) for m in options}
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(layout.label(words["measure"]), options,
-                               index=options.index(s["exm"]), format_func=names.__getitem__,
-                               key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="nd-ex-new", where=cols[1], width="stretch")
-    ex = logic.graded_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-
-    table = "\n".join(
-        [f"| {labels['rank']} | {labels['document']} | {labels['grade']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {g} |" for i, (d, g) in enumerate(ex.ranking, start=1)])
-    missed = ", ".join(f"`{d}` ({g})" for d, g in ex.unretrieved)
-    layout.markdown(
-        f"**{words['returned']}:**\n\n{table}\n\n"
-        + (f"**{words['judged_missed']}:** {missed}\n\n" if missed else "")
-        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
-
-    key = f"nd-ex-{ex.seed}-{ex.measure}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        feedback(ex, typed)
-    layout.answer_block(key + "-solution", c["exercise"]["solution"], ex.facts(),
-                        label=words["solution"])
-
-
-def feedback(ex: logic.GradedExercise, typed: str) -> None:
-    value = parse_number(typed)
-    verdict = "not_a_number" if value is None else ex.check(value)
-    text = fill(c["exercise"]["feedback"][verdict], ex.facts())
-    layout.verdict_message(verdict, text)
-
-
 layout.lesson_header(c, number=5)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=logic.worked_values())
@@ -428,7 +380,7 @@ with layout.section(c, "try_it"):
     interactive()
 layout.myths(c)
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)

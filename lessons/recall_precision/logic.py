@@ -9,12 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import metrics
+from teaching import measures, scenarios
 from teaching.mistakes import facts
 
-SEED_ORDER = ("d7", "d2", "d9", "d4", "d1")
-SEED_RELEVANT = frozenset({"d2", "d4"})
-SEED_K = 3
+SEED_ORDER = scenarios.RECALL_PRECISION.ranking          # the seed text's example
+SEED_RELEVANT = scenarios.RECALL_PRECISION.relevant
+SEED_K = scenarios.RECALL_PRECISION.k
 MEASURE_KEYS = ("recall", "precision", "hit_rate", "f1", "rr")
+EXERCISES = measures.keys("binary")   # "try it yourself" draws one of these
 MAX_DOCS = 20
 
 

@@ -13,10 +13,8 @@ import streamlit as st
 
 from lessons.recall_precision import logic
 from runtime import state
-from teaching.answers import parse_number
-from teaching.exercises import BINARY_MEASURES, MAX_SEED, ranking_exercise
 from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import layout
+from ui import exercise_panel, layout
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
@@ -28,10 +26,6 @@ FIELDS = {
                              max_items=logic.MAX_DOCS),
     "x": state.ranking_field((), grades=(1,), min_items=0, max_items=logic.MAX_DOCS),
     "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=MAX_SEED),
-    "exm": state.choice_field("any", ("any", *BINARY_MEASURES)),
 }
 
 c = load_content(FOLDER)
@@ -147,51 +141,6 @@ def _formula(row: logic.MetricRow) -> str:
     return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
 
 
-@st.fragment
-@layout.friendly_errors("recall_precision.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *BINARY_MEASURES)
-    names = {m: layout.label(n) for m, n in {**c["try_it"]["names"], "any": words["any"]}.items()}
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(words["measure"], options, index=options.index(s["exm"]),
-                               format_func=names.__getitem__, key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="rp-ex-new", where=cols[1], width="stretch")
-    ex = ranking_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-
-    yes, no = labels["relevant"], "—"
-    table = "\n".join(
-        [f"| {labels['rank']} | {labels['document']} | {labels['relevant']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {yes if d in ex.relevant else no} |"
-           for i, d in enumerate(ex.ranking, start=1)])
-    missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
-    layout.markdown(
-        f"**{words['returned']}:**\n\n{table}\n\n"
-        + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n" if missed
-           else "")
-        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
-
-    key = f"rp-ex-{ex.seed}-{ex.measure}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        feedback(ex, typed)
-
-
-def feedback(ex, typed: str) -> None:
-    value = parse_number(typed)
-    verdict = "not_a_number" if value is None else ex.check(value)
-    facts = ex.facts()
-    values = {"k": ex.k, "hits": facts.hits, "R": facts.R, "retrieved": facts.retrieved,
-              "first_rank": facts.first_rank or 0, "last_rank": facts.last_rank or 0,
-              "answer": round(ex.answer, 2)}
-    text = fill(c["exercise"]["feedback"][verdict], values)
-    layout.verdict_message(verdict, text)
-
-
 layout.lesson_header(c, number=2)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
@@ -200,7 +149,7 @@ with layout.section(c, "try_it"):
     interactive()
 layout.myths(c)
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)
