@@ -363,7 +363,7 @@ def exercise() -> None:
 
 # --- the page -----------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=6)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})

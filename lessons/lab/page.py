@@ -16,6 +16,7 @@ import streamlit as st
 from lessons.lab import logic
 from metrics.errors import FormatError, MetricError
 from metrics.registry import REGISTRY
+from runtime import catalog
 from text.i18n import Markup, current_lang, fill, fmt_num, load_content
 from ui import layout
 
@@ -122,7 +123,9 @@ def inputs_section() -> None:
     layout.markdown(f"**{inputs['examples_heading']}**")
     cols = st.columns(2)
     for col, example in zip(cols, logic.EXAMPLES, strict=True):
-        col.button(inputs[f"example_{example.key}"], key=f"lab-example-{example.key}",
+        number = catalog.number_of(logic.lesson_for(example.measure).FOLDER)
+        col.button(fill(inputs[f"example_{example.key}"], {"lesson": number}),
+                   key=f"lab-example-{example.key}",
                    on_click=use_example, args=(example.key,), icon=":material/science:",
                    width="stretch")
     layout.markdown(inputs["example_note"])

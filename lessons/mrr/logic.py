@@ -14,26 +14,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
+from lessons.mrr import link
 from metrics.binary import num_relevant
 from metrics.rank import AP_NORMS, relevant_ranks
-from teaching import mistakes, scenarios
+from teaching import measures, mistakes
 
-SYSTEMS = ("vector", "hybrid")
-QUESTIONS = scenarios.MRR.questions
-POOL = tuple(f"d{i}" for i in range(1, 10))          # the documents a ranking can hold
-SEED_GOLDEN = scenarios.MRR.golden               # the seed's five questions, two systems
-SEED_RUNS = scenarios.MRR.runs
-SEED_K = scenarios.MRR.k
-SEED_QUESTION = "q2"
-COMPARE_ON = ("rr", "recall", "ap")     # the measure the per-question comparison uses
+SYSTEMS = link.SYSTEMS
+QUESTIONS = link.QUESTIONS
+POOL = link.POOL                         # the documents a ranking can hold
+SEED_GOLDEN = link.SEED.golden           # the seed's five questions, two systems
+SEED_RUNS = link.SEED.runs
+SEED_K = link.SEED.k
+COMPARE_ON = link.COMPARE_ON             # the measure the per-question comparison uses
 MEAN_ORDER = ("recall", "rr", "ap")      # recall@k, MRR, MAP@k: the seed's order
 NORMS = AP_NORMS                         # ("R", "retrieved", "min_k_R")
 EXERCISES = ("ap", "mrr")                # "try it yourself" draws one of these
 #: which key of ``metrics.REGISTRY["AP"].conventions`` describes each AP normaliser
 NORM_CONVENTION = {"R": "trec_eval", "retrieved": "retrieved", "min_k_R": "min_k_R"}
 
-Ranking = tuple[str, ...]
-Runs = tuple[Ranking, ...]   # one ranking (or golden set) per question, in QUESTIONS order
+Ranking = link.Ranking
+Runs = link.Runs             # one ranking (or golden set) per question, in QUESTIONS order
+encode_runs, parse_runs = link.encode_runs, link.parse_runs
 
 
 # --- the scenario and its URL encoding -------------------------------------------------------
@@ -58,33 +59,6 @@ class Scenario:
         return QUESTIONS.index(q)
 
 
-def _doc_number(doc: str) -> int:
-    return int(doc[1:])
-
-
-def encode_runs(runs: Runs) -> str:
-    """``(("d1", "d3"), ("d5",))`` → ``"d1-d3.d5"`` (ids come from :data:`POOL`: URL-safe)."""
-    return ".".join("-".join(ranking) for ranking in runs)
-
-
-def parse_runs(raw: str, *, golden: bool = False, n: int = len(QUESTIONS)) -> Runs:
-    """Inverse of :func:`encode_runs`; raises ``ValueError`` on anything else: a wrong number of
-    questions, an id outside :data:`POOL`, a duplicate, an empty ranking. Golden sets come back
-    sorted (their order means nothing)."""
-    if len(raw) > 400:
-        raise ValueError("too long")
-    parts = raw.split(".")
-    if len(parts) != n:
-        raise ValueError("wrong number of questions")
-    out = []
-    for part in parts:
-        docs = part.split("-")
-        if not part or len(set(docs)) != len(docs) or not set(docs) <= set(POOL):
-            raise ValueError(f"bad ranking {part!r}")
-        out.append(tuple(sorted(docs, key=_doc_number)) if golden else tuple(docs))
-    return tuple(out)
-
-
 def replace(runs: Runs, index: int, ranking: Sequence[str]) -> Runs:
     """``runs`` with the ranking of question ``index`` replaced."""
     return tuple(tuple(ranking) if i == index else r for i, r in enumerate(runs))
@@ -92,7 +66,7 @@ def replace(runs: Runs, index: int, ranking: Sequence[str]) -> Runs:
 
 def golden_set(docs: Sequence[str]) -> Ranking:
     """A golden set in its canonical (sorted) order."""
-    return tuple(sorted(dict.fromkeys(docs), key=_doc_number))
+    return tuple(sorted(dict.fromkeys(docs), key=lambda d: int(d[1:])))
 
 
 def edit_returned(ranking: Ranking, chosen: Sequence[str]) -> Ranking:
@@ -128,13 +102,14 @@ def measure_spec(measure: str, k: int, norm: str = "R") -> str:
 
 
 def measure_label(measure: str, k: int) -> str:
-    """How the page names one question's value: ``RR``, ``recall@3``, ``AP@3``."""
-    return {"rr": "RR", "recall": f"recall@{k}", "ap": f"AP@{k}"}[measure]
+    """How the page names one question's value: ``RR``, ``recall@3``, ``AP@3`` (this lesson's
+    RR is uncut: trec_eval's ``recip_rank``)."""
+    return measures.name(measure, None if measure == "rr" else k)
 
 
 def mean_label(measure: str, k: int) -> str:
     """How the page names the mean over questions: ``MRR``, ``recall@3``, ``MAP@3``."""
-    return {"rr": "MRR", "recall": f"recall@{k}", "ap": f"MAP@{k}"}[measure]
+    return measures.name(measure, None if measure == "rr" else k, mean=True)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import dataclasses
 
 import streamlit as st
 
-from lessons.mrr import logic
+from lessons.mrr import link, logic
 from runtime import state
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
 from ui import exercise_panel, layout
@@ -19,24 +19,10 @@ from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
 FOLDER = "mrr"
-RUN_PARAM = {"vector": "v", "hybrid": "h"}
+RUN_PARAM = {system: link.KEYS[system] for system in link.SYSTEMS}   # its URL key
 
 
-def _runs_field(default: logic.Runs, *, golden: bool = False) -> state.Field:
-    return state.Field(default, lambda raw: logic.parse_runs(raw, golden=golden),
-                       logic.encode_runs)
-
-
-FIELDS = {
-    "q": state.choice_field(logic.SEED_QUESTION, logic.QUESTIONS),
-    "g": _runs_field(logic.SEED_GOLDEN, golden=True),
-    "v": _runs_field(logic.SEED_RUNS["vector"]),
-    "h": _runs_field(logic.SEED_RUNS["hybrid"]),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=len(logic.POOL)),
-    "n": state.choice_field("R", logic.NORMS),
-    "m": state.choice_field("rr", logic.COMPARE_ON),
-    "s": state.choice_field("vector", logic.SYSTEMS),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 COUNTER_FIELDS = {
     "cq": state.choice_field("q3", logic.COUNTER_QUESTIONS),
     "cb": state.Field(logic.COUNTER_B, logic.parse_counter, logic.encode_runs),
@@ -313,7 +299,7 @@ def counter_example() -> None:
 
 # --- the page ----------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=3)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 worked = logic.worked_values()
 layout.section(c, "worked_example", values={

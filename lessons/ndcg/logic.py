@@ -13,21 +13,22 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
+from lessons.ndcg import link
 from teaching import measures, mistakes, scenarios
 from teaching.answers import parse_number
 from text.i18n import fmt_num
 
 # "Who is Anna Pavlovna?" over chunks of War and Peace (teaching.scenarios.NDCG): the grades in
 # rank order are the seed's [3, 2, 3, 0, 1].
-SEED_RANKING: tuple[tuple[str, int], ...] = scenarios.NDCG.graded
-SEED_K = scenarios.NDCG.k
+SEED_RANKING: tuple[tuple[str, int], ...] = link.SEED.graded
+SEED_K = link.SEED.k
 # The judged chunk the system never retrieved (an exact answer): the pitfall's example.
 EXAMPLE_MISSED: tuple[str, int] = scenarios.NDCG_MISSED
-MAX_DOCS = 10
-MAX_ID_CHARS = 40
-SCALES = ("3", "5")
-GAINS = {"lin": "linear", "exp": "exponential"}
-IDEALS = {"ret": "retrieved", "jud": "judged"}
+MAX_DOCS = link.MAX_DOCS
+MAX_ID_CHARS = link.MAX_ID_CHARS
+SCALES = link.SCALES
+GAINS = link.GAINS
+IDEALS = link.IDEALS
 EXERCISES = measures.keys("graded")   # "try it yourself" draws one of these
 
 
@@ -370,7 +371,7 @@ def ndcg_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
 STEP_COLUMNS: tuple[str, ...] = ("gain", "discount", "contribution", "dcg", "ndcg")
 # Backward fading: the last step is left to the learner first, the first step last.
 FADE_ORDER: tuple[str, ...] = ("ndcg", "dcg", "contribution", "discount", "gain")
-MAX_FADE = len(FADE_ORDER)
+MAX_FADE = link.MAX_STEPS        # one level per column (a test checks)
 CELL_TOLERANCE = 0.006          # two correct decimals are enough
 # The table's columns, left to right, and their pixel widths: 730 px in all, which Streamlit
 # stretches in proportion to a wider text column (on a phone the table scrolls sideways). Rows

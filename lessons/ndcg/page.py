@@ -11,7 +11,7 @@ import random
 
 import streamlit as st
 
-from lessons.ndcg import logic
+from lessons.ndcg import link, logic
 from runtime import state
 from teaching import mistakes
 from text import bidi
@@ -21,17 +21,8 @@ from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
 FOLDER = "ndcg"
-GRADES = range(0, 6)
 
-FIELDS = {
-    "r": state.ranking_field(logic.SEED_RANKING, grades=GRADES, max_items=logic.MAX_DOCS),
-    "x": state.ranking_field((), grades=GRADES, min_items=0, max_items=logic.MAX_DOCS),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
-    "s": state.choice_field("3", logic.SCALES),
-    "g": state.choice_field("lin", tuple(logic.GAINS)),
-    "i": state.choice_field("ret", tuple(logic.IDEALS)),
-    "f": state.int_field(0, lo=0, hi=logic.MAX_FADE),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 TYPED = "nd-steps-typed"        # the learner's step-table entries: {(rank, column): text}
 ROUND = "nd-steps-round"        # bumped to clear the table's own edit state
 
@@ -372,7 +363,7 @@ def steps() -> None:
                   icon=":material/backspace:")
 
 
-layout.lesson_header(c, number=5)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=logic.worked_values())
 with layout.section(c, "try_it"):

@@ -9,15 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import metrics
-from teaching import measures, scenarios
+from lessons.recall_precision import link
+from teaching import measures
 from teaching.mistakes import facts
 
-SEED_ORDER = scenarios.RECALL_PRECISION.ranking          # the seed text's example
-SEED_RELEVANT = scenarios.RECALL_PRECISION.relevant
-SEED_K = scenarios.RECALL_PRECISION.k
+SEED_ORDER = link.SEED.ranking          # the seed text's example (teaching.scenarios)
+SEED_RELEVANT = link.SEED.relevant
+SEED_K = link.SEED.k
 MEASURE_KEYS = ("recall", "precision", "hit_rate", "f1", "rr")
 EXERCISES = measures.keys("binary")   # "try it yourself" draws one of these
-MAX_DOCS = 20
+MAX_DOCS = link.MAX_DOCS
 
 
 @dataclass(frozen=True)
@@ -55,14 +56,15 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
     first_any = metrics.rank.relevant_ranks(ranking, qrels)
     p = metrics.precision(ranking, qrels, k)
     r = metrics.recall(ranking, qrels, k)
+    name = measures.name
     return [
-        MetricRow("recall", f"recall@{k}", r, str(f.hits), str(f.R)),
-        MetricRow("precision", f"precision@{k}", p, str(f.hits), str(k)),
-        MetricRow("hit_rate", f"HitRate@{k}", metrics.hit_rate(ranking, qrels, k),
+        MetricRow("recall", name("recall", k), r, str(f.hits), str(f.R)),
+        MetricRow("precision", name("precision", k), p, str(f.hits), str(k)),
+        MetricRow("hit_rate", name("hit_rate", k), metrics.hit_rate(ranking, qrels, k),
                   str(f.hits), ""),
-        MetricRow("f1", f"F1@{k}", metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
+        MetricRow("f1", name("f1", k), metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
                   f"({k} + {f.R})"),  # parenthesised: 2 × 1 / 3 + 2 would read as 2.67
-        MetricRow("rr", "RR", metrics.reciprocal_rank(ranking, qrels), "1",
+        MetricRow("rr", name("rr"), metrics.reciprocal_rank(ranking, qrels), "1",
                   str(first_any[0]) if first_any else "",
                   {"first_rank": first_any[0] if first_any else None}),
     ]

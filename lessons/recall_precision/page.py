@@ -11,7 +11,7 @@ import random
 
 import streamlit as st
 
-from lessons.recall_precision import logic
+from lessons.recall_precision import link, logic
 from runtime import state
 from text.i18n import direction, fill, fmt_num, load_content, strings
 from ui import exercise_panel, layout
@@ -19,14 +19,9 @@ from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
 FOLDER = "recall_precision"
-MAX_ID_CHARS = 40
+MAX_ID_CHARS = link.MAX_ID_CHARS
 
-FIELDS = {
-    "r": state.ranking_field(((d, int(d in logic.SEED_RELEVANT)) for d in logic.SEED_ORDER),
-                             max_items=logic.MAX_DOCS),
-    "x": state.ranking_field((), grades=(1,), min_items=0, max_items=logic.MAX_DOCS),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 
 c = load_content(FOLDER)
 labels = c["try_it"]["labels"]
@@ -141,7 +136,7 @@ def _formula(row: logic.MetricRow) -> str:
     return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
 
 
-layout.lesson_header(c, number=2)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})

@@ -209,7 +209,7 @@ def exercise() -> None:
 
 # --- the page ---------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=1)
+layout.lesson_header(c, FOLDER)
 with layout.section(c, "core_idea"):
     st.markdown(logic.diagram_svg(c["diagram"], current_lang()), unsafe_allow_html=True)
     layout.markdown(c["core_idea"]["after"])
