@@ -48,8 +48,8 @@ from teaching.exercises import (
     steps,
     texts,
 )
-from text.i18n import current_lang, fill, fmt_num, list_separator
-from ui import layout
+from text.i18n import Markup, current_lang, fill, fmt_num, list_separator
+from ui import layout, tables
 
 __all__ = ["PRACTICE_FIELDS", "lesson_exercise", "lesson_fields", "lesson_link",
            "measure_names", "practice_link", "record", "show"]
@@ -141,21 +141,15 @@ def show(ex: Exercise, key: str) -> Attempt | None:
 # --- the case ------------------------------------------------------------------------------------
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _case(ex: Exercise, words: Mapping[str, str]) -> None:
     values = feedback_values(ex)
     question = texts()["question"]["predict" if ex.kind == "predict" else ex.metric]
     sep = list_separator()
     if ex.metric == "mrr":
-        rows = [[f"q{n}", " ".join(f"`{d}`" for d in ranking),
-                 sep.join(f"`{d}`" for d in sorted(relevant, key=doc_order))]
+        rows = [[Markup(f"q{n}"), Markup(" ".join(tables.code(d) for d in ranking)),
+                 Markup(sep.join(tables.code(d) for d in sorted(relevant, key=doc_order)))]
                 for n, (ranking, relevant) in enumerate(ex.questions, start=1)]
-        body = _table([words["question"], words["ranking"], words["relevant_set"]], rows)
+        body = tables.table([words["question"], words["ranking"], words["relevant_set"]], rows)
         layout.markdown(f"{body}\n\n**{question}**", values)
         return
     if ex.metric == "faithfulness":
@@ -166,19 +160,17 @@ def _case(ex: Exercise, words: Mapping[str, str]) -> None:
     grades = ex.qrels
     rows = []
     for i, doc in enumerate(ex.ranking, start=1):
-        mark = f"**{i}** ↕" if i in swap else str(i)
-        if graded:
-            rows.append([mark, f"`{doc}`", str(grades.get(doc, 0))])
-        else:
-            rows.append([mark, f"`{doc}`",
-                         words["relevant"] if doc in ex.relevant else words["not_relevant"]])
-    third = words["grade"] if graded else words["relevant"]
-    text = f"**{words['returned']}:**\n\n" + _table([words["rank"], words["document"], third],
-                                                     rows)
+        mark = Markup(f"**{i}** ↕") if i in swap else i
+        third = grades.get(doc, 0) if graded else Markup(
+            words["relevant"] if doc in ex.relevant else words["not_relevant"])
+        rows.append([mark, tables.code(doc), third])
+    head = [words["rank"], words["document"], words["grade"] if graded else words["relevant"]]
+    text = f"**{words['returned']}:**\n\n" + tables.table(head, rows)
     missed = ex.unretrieved
     if missed:
         label = words["judged_missed"] if graded else words["not_retrieved"]
-        shown = sep.join(f"`{d}` ({g})" if graded else f"`{d}`" for d, g in missed)
+        shown = sep.join(f"{tables.code(d)} ({g})" if graded else tables.code(d)
+                         for d, g in missed)
         text += f"\n\n**{label}:** {shown}"
     layout.markdown(f"{text}\n\n**{question}**", values)
 

@@ -145,15 +145,6 @@ def label(text: str) -> str:
     return bidi.isolate(text, lang, digits=current_digits() if lang == "ar" else "latn")
 
 
-def chart_text(text: str) -> str:
-    """A chart's title, axis or legend label. Vega draws text itself, left to right, so in
-    Arabic the whole label is an RTL isolate (its Latin runs isolated LTR inside): without it
-    "وزن RR = 1/المرتبة" comes out with its words in the wrong order."""
-    if not text or current_lang() != "ar":
-        return text
-    return bidi.rtl(bidi.isolate_latin(text))
-
-
 def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
     text = bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
     return (

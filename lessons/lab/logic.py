@@ -22,6 +22,8 @@ from metrics.errors import FormatError, MetricError
 from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
 from runtime import catalog
+from ui import charts
+from ui.charts import PALETTE
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "examples"
 UPLOAD_LIMIT_MB = 200                       # per file, as st.file_uploader's max_upload_size
@@ -388,9 +390,8 @@ def delta_display(table: pd.DataFrame, words: Mapping[str, str]) -> pd.DataFrame
 
 # --- charts (plain Vega-Lite dicts; axes left to right in both languages) --------------------
 
-_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
-RUN_COLOURS = ("#1f6f5c", "#c27c0e")
-OUTCOME_COLOURS = {"win": "#1b7f5f", "tie": "#9aa3ad", "loss": "#c0392b"}
+RUN_COLOURS = (PALETTE["run_a"], PALETTE["run_b"])
+OUTCOME_COLOURS = {"win": PALETTE["good"], "tie": PALETTE["neutral"], "loss": PALETTE["bad"]}
 
 
 def histogram_rows(results: Mapping[str, pd.DataFrame], measure: str,
@@ -429,11 +430,8 @@ def histogram_chart(results: Mapping[str, pd.DataFrame], measure: str,
     }
     if len(runs) > 1:
         encoding["xOffset"] = {"field": "run", "type": "nominal", "sort": runs}
-    return {
-        "$schema": _SCHEMA, "height": 240, "width": "container",
-        "data": {"values": rows}, "mark": {"type": "bar"}, "encoding": encoding,
-        "config": {"view": {"stroke": None}},
-    }
+    return charts.spec(240, width="container", data={"values": rows}, mark={"type": "bar"},
+                       encoding=encoding)
 
 
 def delta_rows(cmp) -> list[dict]:
@@ -456,12 +454,11 @@ def delta_chart(cmp, labels: Mapping[str, str]) -> dict:
           "title": labels["query"], "axis": {"labelAngle": -40}} if few else
          {"field": "position", "type": "quantitative", "title": labels["position"],
           "scale": {"domain": [0, len(rows) + 1], "nice": False}})
-    return {
-        "$schema": _SCHEMA, "height": 260, "width": "container",
-        "data": {"values": rows},
-        "mark": {"type": "bar", **({} if few else {"width": {"band": 1}})} if few
+    return charts.spec(
+        260, width="container", data={"values": rows},
+        mark={"type": "bar"} if few
         else {"type": "bar", "size": max(0.5, min(4.0, 600 / max(len(rows), 1)))},
-        "encoding": {
+        encoding={
             "x": x,
             "y": {"field": "delta", "type": "quantitative", "title": labels["delta"]},
             "color": {"field": "outcome", "type": "nominal", "title": None,
@@ -472,27 +469,7 @@ def delta_chart(cmp, labels: Mapping[str, str]) -> dict:
                         {"field": "a", "title": "A", "format": ".3f"},
                         {"field": "b", "title": "B", "format": ".3f"},
                         {"field": "delta", "title": labels["delta"], "format": "+.3f"}],
-        },
-        "config": {"view": {"stroke": None}},
-    }
-
-
-def chart_svg(spec: dict) -> str:
-    """The chart drawn on the server (vl-convert: no browser, no network)."""
-    import vl_convert
-
-    return vl_convert.vegalite_to_svg(_fixed_width(spec))
-
-
-def chart_png(spec: dict) -> bytes:
-    import vl_convert
-
-    return vl_convert.vegalite_to_png(_fixed_width(spec), scale=2)
-
-
-def _fixed_width(spec: dict) -> dict:
-    # "container" means the page's width, which a server-side drawing does not have.
-    return {**spec, "width": 640} if spec.get("width") == "container" else spec
+        })
 
 
 # --- "explain this number": one query opened in a lesson ------------------------------------

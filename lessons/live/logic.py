@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from live.service import QuestionSpec, Tally
 from teaching import exercises, measures, mistakes, scenarios
 from teaching.exercises import Exercise
+from ui.charts import PALETTE
 
 MEASURES = ("recall", "precision", "rr", "ap", "ndcg")   # the verdicts "which is better?" names
 # every measure a live question can ask about (the measures of one ranking)
@@ -213,7 +214,7 @@ def distribution_chart(t: Tally, words: Mapping[str, str], *, revealed: bool,
              "encoding": {
                  "color": {"field": "status", "type": "nominal", "legend": None,
                            "scale": {"domain": ["correct", "other"],
-                                     "range": ["#1a7f37", "#8c959f"]}},
+                                     "range": [PALETTE["good"], PALETTE["neutral"]]}},
                  "tooltip": [{"field": "answer", "title": words["answer"]},
                              {"field": "count", "title": words["count"]}]}},
             {"mark": {"type": "text", "dy": -8, "fontSize": 14},

@@ -30,7 +30,7 @@ from teaching import exercises, measures, mistakes
 from teaching.exercises import MAX_SEED
 from text import bidi
 from text.i18n import Markup, current_lang, direction, fill, load_content
-from ui import layout, share
+from ui import layout, share, tables
 
 FOLDER = "live"
 HOST, ME = "live-host", "live-me"
@@ -89,14 +89,11 @@ def ranking_table(ranking: list[str], qrels: dict, k: int) -> str:
     """A Markdown table of the ranking (ids are escaped: a custom ranking is typed text)."""
     s = c["screen"]
     graded = max(qrels.values(), default=0) > 1
-    lines = [f"| {s['rank']} | {s['document']} | {s['grade' if graded else 'relevant']} |",
-             "|---|---|---|"]
-    for row in logic.ranking_rows(ranking, qrels, k):
-        mark = str(row["grade"]) if graded else ("✓" if row["grade"] >= 1 else "✗")
-        doc = "`" + row["id"].replace("`", "").replace("|", "\\|") + "`"
-        rank = f"**{row['rank']}**" if row["in_k"] else f"{row['rank']}"
-        lines.append(f"| {rank} | {doc} | {mark} |")
-    return "\n".join(lines)
+    return tables.table(
+        [s["rank"], s["document"], s["grade" if graded else "relevant"]],
+        [[tables.bold(row["rank"]) if row["in_k"] else row["rank"], tables.code(row["id"]),
+          row["grade"] if graded else Markup("✓" if row["grade"] >= 1 else "✗")]
+         for row in logic.ranking_rows(ranking, qrels, k)])
 
 
 def scenario_notes(scenario: dict) -> str:

@@ -18,6 +18,8 @@ from lessons.mrr import link
 from metrics.binary import num_relevant
 from metrics.rank import AP_NORMS, relevant_ranks
 from teaching import measures, mistakes
+from ui import charts
+from ui.charts import PALETTE
 
 SYSTEMS = link.SYSTEMS
 QUESTIONS = link.QUESTIONS
@@ -211,16 +213,14 @@ def deltas_chart(res: Compared, labels: Mapping[str, str]) -> dict:
              "label": signed(d.delta), "a": round(d.a, 4), "b": round(d.b, 4),
              "offset": 0.14 if d.delta >= 0 else -0.14}
             for d in res.deltas]
-    colours = {names["win"]: "#1b7f5f", names["tie"]: "#9aa3ad", names["loss"]: "#c0392b"}
+    colours = {names["win"]: PALETTE["good"], names["tie"]: PALETTE["neutral"],
+               names["loss"]: PALETTE["bad"]}
     x = {"field": "question", "type": "ordinal", "title": labels["question"],
          "sort": [d.question for d in res.deltas], "axis": {"labelAngle": 0}}
-    # The data sits in each layer, not at the top: Streamlit converts top-level data to Arrow on
-    # every rerun (a few ms); inline layer data is sent as it is.
+    # The data sits in each layer, not at the top (ui.charts.inline says why).
     data = {"values": rows}
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "height": 230,
-        "layer": [
+    return charts.spec(
+        230, layer=[
             {"data": data, "mark": {"type": "bar", "width": {"band": 0.6}},
              "encoding": {
                  "x": x,
@@ -228,22 +228,20 @@ def deltas_chart(res: Compared, labels: Mapping[str, str]) -> dict:
                        "scale": {"domain": [-1.2, 1.2], "nice": False},
                        "axis": {"values": [-1, -0.5, 0, 0.5, 1]}},
                  "color": {"field": "outcome", "type": "nominal", "title": None,
-                           "scale": {"domain": list(colours), "range": list(colours.values())},
+                           "scale": charts.scale(colours),
                            "legend": {"orient": "bottom", "columns": 3}},
                  "tooltip": [{"field": "question", "title": labels["question"]},
                              {"field": "a", "title": labels.get("a", "vector"), "format": ".2f"},
                              {"field": "b", "title": labels.get("b", "hybrid"), "format": ".2f"},
                              {"field": "label", "title": labels["delta_axis"]}]}},
-            {"data": data, "mark": {"type": "rule", "color": "#5b6472"},
+            {"data": data, "mark": {"type": "rule", "color": PALETTE["rule"]},
              "encoding": {"y": {"datum": 0}}},
             {"data": data,
              "transform": [{"calculate": "datum.delta + datum.offset", "as": "text_y"}],
              "mark": {"type": "text", "fontSize": 13, "baseline": "middle"},
              "encoding": {"x": x, "y": {"field": "text_y", "type": "quantitative"},
                           "text": {"field": "label"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    }
+        ])
 
 
 # --- AP step by step -------------------------------------------------------------------------

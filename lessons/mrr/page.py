@@ -14,7 +14,7 @@ import streamlit as st
 from lessons.mrr import link, logic
 from runtime import state
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from ui import exercise_panel, layout
+from ui import charts, exercise_panel, layout, tables
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
@@ -88,7 +88,7 @@ def _set_returned(s: state.UrlState, system: str, qi: int, key: str) -> None:
 def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None) -> dict:
     words = {"question": labels["question"], "delta_axis": axis or labels["delta_axis"],
              "better": labels["better"], "same": labels["same"], "worse": labels["worse"]}
-    return {**{key: layout.chart_text(text) for key, text in words.items()}, "a": a, "b": b}
+    return {**{key: charts.text(text) for key, text in words.items()}, "a": a, "b": b}
 
 
 @st.fragment
@@ -154,9 +154,7 @@ def interactive() -> None:
                                   default=s["s"], key=s.key("s"))
     s.set(s=system or s["s"])
     work = logic.ap_work(row.rankings[s["s"]], golden, sc.k, sc.norm)
-    lines = [labels["ap_explain"], "",
-             f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} | "
-             f"{labels['precision_here']} |", "|---|---|---|---|"]
+    steps = []
     for step in work.steps:
         if step.precision is not None:
             here = f"{step.hits}/{step.rank} = {fmt_num(step.precision, 2, digits='latn')}"
@@ -164,9 +162,12 @@ def interactive() -> None:
             here = labels["below_k"]
         else:
             here = "—"
-        mark = f"**{labels['relevant']}**" if step.relevant else labels["not_relevant"]
-        lines.append(f"| {step.rank} | `{step.doc}` | {mark} | {here} |")
-    lines += ["", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
+        mark = tables.bold(Markup(labels["relevant"])) if step.relevant else labels["not_relevant"]
+        steps.append([step.rank, tables.code(step.doc), Markup(mark), Markup(here)])
+    lines = [labels["ap_explain"], "",
+             tables.table([labels["rank"], labels["document"], labels["relevant_q"],
+                    labels["precision_here"]], steps),
+             "", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
     if work.missed:
         lines += ["", labels["missed"]]
     with st.container(key="mrr-ap-steps"):
@@ -175,14 +176,12 @@ def interactive() -> None:
 
     # --- all five questions ---------------------------------------------------------------------
     avg = logic.means(sc, rows)
-    means = [f"### {labels['all_questions']}", "", f"**{labels['means']}**", "",
-             "| | " + " | ".join(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER) + " |",
-             "|---|" + "---|" * len(logic.MEAN_ORDER)]
-    means += [f"| `{system}` | " + " | ".join(f"**{fmt_num(avg[system][m], 2, digits='latn')}**"
-                                            for m in logic.MEAN_ORDER) + " |"
-              for system in logic.SYSTEMS]
+    means = tables.table(
+        ["", *(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER)],
+        [[tables.code(system), *(tables.bold(num(avg[system][m])) for m in logic.MEAN_ORDER)]
+         for system in logic.SYSTEMS])
     with st.container(key="mrr-means"):
-        layout.markdown("\n".join(means))
+        layout.markdown(f"### {labels['all_questions']}\n\n**{labels['means']}**\n\n{means}")
 
     on = st.segmented_control(layout.label(labels["compare_on"]), logic.COMPARE_ON,
                               required=True, default=s["m"], key=s.key("m"),
@@ -210,24 +209,22 @@ def interactive() -> None:
 
     verdicts = {"win": f"▲ {labels['better']}", "tie": f"= {labels['same']}",
                 "loss": f"**▼ {labels['worse']}**"}
-    table = [f"#### {labels['table_heading']}", "",
-             f"**{measure}** · `Δ = {labels['delta_axis']}`", "",
-             f"|  | `vector` | `hybrid` | {labels['delta']} | "
-             f"{labels['verdict']} |", "|---|---|---|---|---|"]
-    table += [f"| {d.question} | {fmt_num(d.a, 2, digits='latn')} | "
-              f"{fmt_num(d.b, 2, digits='latn')} | {logic.signed(d.delta)} | "
-              f"{verdicts[d.outcome]} |" for d in res.deltas]
+    deltas = tables.table(
+        ["", tables.code("vector"), tables.code("hybrid"), labels["delta"], labels["verdict"]],
+        [[Markup(d.question), num(d.a), num(d.b), Markup(logic.signed(d.delta)),
+          Markup(verdicts[d.outcome])] for d in res.deltas])
     with st.container(key="mrr-table"):
-        layout.markdown("\n".join(table))
+        layout.markdown(f"#### {labels['table_heading']}\n\n"
+                        f"**{measure}** · `Δ = {labels['delta_axis']}`\n\n{deltas}")
     st.vega_lite_chart(logic.deltas_chart(res, _chart_labels()), width="stretch")
     paired_tests(res)
 
     with st.expander(layout.label(labels["glance"])):
-        glance = [f"| {labels['question']} | {labels['golden_short']} | `vector` | `hybrid` |",
-                  "|---|---|---|---|"]
-        glance += [f"| {r.question} | {code_set(r.golden)} | {code(r.rankings['vector'])} | "
-                   f"{code(r.rankings['hybrid'])} |" for r in rows]
-        layout.markdown("\n".join(glance))
+        layout.markdown(tables.table(
+            [labels["question"], labels["golden_short"], tables.code("vector"),
+             tables.code("hybrid")],
+            [[Markup(r.question), code_set(r.golden), code(r.rankings["vector"]),
+              code(r.rankings["hybrid"])] for r in rows]))
 
 
 def paired_tests(res: logic.Compared) -> None:

@@ -47,7 +47,7 @@ class Scenario:
     retrieved with their grades, k, the gain ("linear" | "exponential") and where the ideal
     ordering comes from ("retrieved" | "judged")."""
 
-    ranking: Sequence[tuple[str, int]]
+    ranking: Sequence[tuple[str, int]] = SEED.graded
     unretrieved: Sequence[tuple[str, int]] = ()
     k: int = SEED.k
     gain: str = "linear"

@@ -17,6 +17,8 @@ from lessons.ndcg import link
 from teaching import measures, mistakes, scenarios
 from teaching.answers import parse_number
 from text.i18n import fmt_num
+from ui import charts
+from ui.charts import PALETTE
 
 # "Who is Anna Pavlovna?" over chunks of War and Peace (teaching.scenarios.NDCG): the grades in
 # rank order are the seed's [3, 2, 3, 0, 1].
@@ -177,23 +179,6 @@ def tidy(value: float) -> float | int:
 
 # --- charts (plain Vega-Lite dicts: cheaper per rerun than Altair) -----------------------------
 
-_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
-_BLUE, _LIGHT, _GREEN, _GREY = "#2f6fde", "#b9cdf3", "#1b7f5f", "#9aa3af"
-
-
-def _inline(spec: dict) -> dict:
-    """Keep the rows inside the specification. Streamlit converts a *top-level* ``data.values``
-    to an Arrow table on every rerun (about 2 ms a chart); rows inside a layer travel as JSON,
-    which for a dozen rows is far cheaper."""
-    inner = {key: spec.pop(key) for key in ("data", "encoding", "layer") if key in spec}
-    return {**spec, "layer": [inner]}
-
-
-def _legend() -> dict:
-    """Every chart has a one-row legend above its plot, so the four plots line up."""
-    return {"orient": "top", "columns": 2, "labelLimit": 220, "symbolSize": 80}
-
-
 def _rank_axis(title: str) -> dict:
     return {"field": "rank", "type": "ordinal", "title": title, "sort": "ascending",
             "axis": {"labelAngle": 0}}
@@ -208,15 +193,16 @@ def discount_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                      "counted": counted, "shown": num(metrics.discount(i), 2)})
         rows.append({"rank": i, "series": labels["rr_series"], "value": 1 / i,
                      "counted": counted, "shown": ""})
-    colours = {labels["discount_series"]: _BLUE, labels["rr_series"]: _GREY}
+    colours = {labels["discount_series"]: PALETTE["accent"],
+               labels["rr_series"]: PALETTE["neutral"]}
     colour = {"field": "series", "type": "nominal", "title": None,
-              "scale": {"domain": list(colours), "range": list(colours.values())},
-              "legend": _legend()}
+              "scale": charts.scale(colours),
+              "legend": charts.legend()}
     x = _rank_axis(labels["rank"])
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             {"mark": {"type": "line", "strokeWidth": 2},
              "encoding": {"y": {"field": "value", "type": "quantitative",
                                 "title": labels["weight"], "scale": {"domain": [0, 1]}},
@@ -234,12 +220,10 @@ def discount_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                                       {"field": "series", "title": labels["weight"]},
                                       {"field": "value", "title": labels["weight"],
                                        "format": ".4f"}]}},
-            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": _BLUE},
+            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": PALETTE["accent"]},
              "encoding": {"y": {"field": "value", "type": "quantitative"},
                           "text": {"field": "shown"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def position_rows(sc: Scenario) -> list[dict]:
@@ -260,7 +244,7 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
         row["counted"] = labels["counted"] if row["in_top_k"] else labels["not_counted"]
         row["label"] = f"{row['doc']} ({row['grade']})"
     domain = [labels["gain_series"], labels["contribution_series"]]
-    colour_scale = {"domain": domain, "range": [_LIGHT, _BLUE]}
+    colour_scale = {"domain": domain, "range": [PALETTE["accent_light"], PALETTE["accent"]]}
     opacity = {"field": "counted", "type": "nominal", "legend": None,
                "scale": {"domain": [labels["counted"], labels["not_counted"]],
                          "range": [1, 0.3]}}
@@ -270,16 +254,16 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                {"field": "contribution", "title": labels["contribution_series"],
                 "format": ".4f"}]
     top = max([row["gain"] for row in rows] + [1.0])
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": _rank_axis(labels["rank"])},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": _rank_axis(labels["rank"])},
+        layer=[
             {"mark": {"type": "bar", "width": {"band": 0.7}},
              "encoding": {"y": {"field": "gain", "type": "quantitative",
                                 "title": labels["gain_axis"], "scale": {"domain": [0, top * 1.15]}},
                           "color": {"datum": labels["gain_series"], "title": None,
                                     "scale": colour_scale,
-                                    "legend": _legend()},
+                                    "legend": charts.legend()},
                           "opacity": opacity, "tooltip": tooltip}},
             {"mark": {"type": "bar", "width": {"band": 0.35}},
              "encoding": {"y": {"field": "contribution", "type": "quantitative"},
@@ -288,19 +272,18 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
             {"mark": {"type": "text", "dy": -8, "fontSize": 12},
              "encoding": {"y": {"field": "gain", "type": "quantitative"},
                           "text": {"field": "label"}, "opacity": opacity}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def _k_marker(k: int) -> list[dict]:
     """A dashed vertical line at the current k, labelled ``k = 5`` at the top."""
     return [
         {"data": {"values": [{}]},
-         "mark": {"type": "rule", "color": _GREY, "strokeDash": [4, 3], "strokeWidth": 1.5},
+         "mark": {"type": "rule", "color": PALETTE["neutral"], "strokeDash": [4, 3],
+                  "strokeWidth": 1.5},
          "encoding": {"x": {"datum": k}}},
         {"data": {"values": [{}]},
-         "mark": {"type": "text", "fontSize": 12, "color": "#5f6b7a", "align": "left",
+         "mark": {"type": "text", "fontSize": 12, "color": PALETTE["label"], "align": "left",
                   "dx": 5, "dy": -6},
          "encoding": {"x": {"datum": k}, "y": {"value": "height"},
                       "text": {"value": f"k = {k}"}}},
@@ -318,15 +301,15 @@ def cumulative_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
     for row in cumulative_rows(sc):
         rows.append({"k": row["k"], "series": labels["dcg_series"], "value": row["dcg"]})
         rows.append({"k": row["k"], "series": labels["idcg_series"], "value": row["idcg"]})
-    colours = {labels["dcg_series"]: _BLUE, labels["idcg_series"]: _GREEN}
+    colours = {labels["dcg_series"]: PALETTE["accent"], labels["idcg_series"]: PALETTE["good"]}
     colour = {"field": "series", "type": "nominal", "title": None,
-              "scale": {"domain": list(colours), "range": list(colours.values())},
-              "legend": _legend()}
+              "scale": charts.scale(colours),
+              "legend": charts.legend()}
     x = {"field": "k", "type": "ordinal", "title": labels["k_axis"], "axis": {"labelAngle": 0}}
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             *_k_marker(sc.depth),
             {"mark": {"type": "line", "point": {"filled": True, "size": 60}, "strokeWidth": 2},
              "encoding": {"y": {"field": "value", "type": "quantitative",
@@ -336,34 +319,31 @@ def cumulative_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                                       {"field": "series", "title": " "},
                                       {"field": "value", "title": labels["value"],
                                        "format": ".4f"}]}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def ndcg_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
     """nDCG@k as k grows, on a fixed 0–1 scale: it can go down as well as up."""
     rows = [{**row, "shown": num(row["ndcg"], 2)} for row in cumulative_rows(sc)]
     x = {"field": "k", "type": "ordinal", "title": labels["k_axis"], "axis": {"labelAngle": 0}}
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             *_k_marker(sc.depth),
             {"mark": {"type": "line", "point": {"filled": True, "size": 60}, "strokeWidth": 2},
              "encoding": {"color": {"datum": labels["ndcg_series"], "title": None,
-                                    "scale": {"range": [_BLUE]}, "legend": _legend()},
+                                    "scale": {"range": [PALETTE["accent"]]},
+                                    "legend": charts.legend()},
                           "y": {"field": "ndcg", "type": "quantitative",
                                 "title": labels["ndcg_axis"], "scale": {"domain": [0, 1.08]},
                                 "axis": {"values": [0, 0.25, 0.5, 0.75, 1], "format": ".2~f"}},
                           "tooltip": [{"field": "k", "title": "k"},
                                       {"field": "ndcg", "title": "nDCG@k", "format": ".4f"}]}},
-            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": _BLUE},
+            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": PALETTE["accent"]},
              "encoding": {"y": {"field": "ndcg", "type": "quantitative"},
                           "text": {"field": "shown"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 # --- the step table: fully worked, then faded one column at a time ------------------------------

@@ -7,18 +7,15 @@ fragments, so a drag or a typed cell reruns only them.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
 from lessons.ndcg import link, logic
 from runtime import state
 from teaching import mistakes
-from text import bidi
-from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import exercise_panel, layout
+from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
+from ui import charts, exercise_panel, layout, tables
 from ui.quiz import quiz
-from ui.ranking_editor import ranking_editor
+from ui.ranking_editor import add_problem, ranking_editor, reordered
 
 FOLDER = "ndcg"
 
@@ -48,12 +45,7 @@ def _repair(s: state.UrlState) -> None:
 
 
 def _set_order(s: state.UrlState, how: str) -> None:
-    items = list(s["r"])
-    if how == "ideal":
-        items.sort(key=lambda item: -item[1])            # stable: keeps order within a grade
-    else:
-        random.shuffle(items)
-    s.set(r=tuple(items))
+    s.set(r=reordered(s["r"], how))
 
 
 def _set_scale(s: state.UrlState, key: str) -> None:
@@ -70,10 +62,8 @@ def _add_missed(s: state.UrlState, doc: str | None = None, grade: int | None = N
     grade = grade if grade is not None else st.session_state.get("nd-new-grade", 3)
     in_ranking = {d for d, _ in s["r"]}
     missed = {d for d, _ in s["x"]}
-    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > logic.MAX_ID_CHARS
-               else "err_in_ranking" if typed in in_ranking
-               else "err_duplicate" if typed in missed
-               else "err_too_many" if len(missed) >= logic.MAX_DOCS else None)
+    problem = add_problem(typed, max_chars=logic.MAX_ID_CHARS, taken=missed,
+                          full=len(missed) >= logic.MAX_DOCS, in_ranking=in_ranking)
     st.session_state["nd-add-problem"] = problem
     if problem is None:
         s.set(x=(*s["x"], (typed, min(int(grade), int(s["s"])))))
@@ -167,7 +157,7 @@ def interactive() -> None:
         f"- **nDCG@{t.k}** — {rules['ndcg']}<br>`{f['ndcg']}`")
 
     missed_box(s, sc)
-    charts(sc)
+    draw_charts(sc)
     why_k(sc)
     with st.container(key="nd-steps-box"):
         steps()
@@ -213,10 +203,10 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
 
 def _chart_labels() -> dict[str, str]:
     words = c["try_it"]["chart"]
-    return {key: layout.chart_text(text) for key, text in words.items()}
+    return {key: charts.text(text) for key, text in words.items()}
 
 
-def charts(sc: logic.Scenario) -> None:
+def draw_charts(sc: logic.Scenario) -> None:
     words = _chart_labels()
     titles = c["try_it"]["chart_titles"]
     top = layout.columns_for(2)
@@ -239,12 +229,15 @@ def charts(sc: logic.Scenario) -> None:
 def why_k(sc: logic.Scenario) -> None:
     why = c["try_it"]["why_k"]
     rows = logic.by_k(sc)
-    head = "| k | DCG@k | IDCG@k | nDCG@k |\n|---|---|---|---|\n"
-    body = "\n".join(
-        ("| **{}** | **{}** | **{}** | **{}** |" if t.k == sc.depth else "| {} | {} | {} | {} |")
-        .format(t.k, fmt_num(t.dcg, 4), fmt_num(t.idcg, 4), fmt_num(t.ndcg, 4)) for t in rows)
+    def cell(text: str, current: bool) -> Markup:   # the row of the k in use, in bold
+        return tables.bold(Markup(text)) if current else Markup(text)
+
+    by_k = tables.table(["k", "DCG@k", "IDCG@k", "nDCG@k"], [
+        [cell(text, t.k == sc.depth)
+         for text in (str(t.k), fmt_num(t.dcg, 4), fmt_num(t.idcg, 4), fmt_num(t.ndcg, 4))]
+        for t in rows])
     first, last = rows[0], rows[-1]
-    layout.markdown(f"**{why['heading']}**\n\n{why['body']}\n\n{head}{body}",
+    layout.markdown(f"**{why['heading']}**\n\n{why['body']}\n\n{by_k}",
                     {"dcg_first": logic.tidy(first.dcg), "dcg_last": logic.tidy(last.dcg),
                      "n": last.k})
 
@@ -308,11 +301,10 @@ def steps() -> None:
     if not faded:
         # Fully worked: a plain table (an editor with nothing to edit costs ~10 ms a rerun).
         names = [n for n in data if n != "check"]
-        cell = {n: (bidi.escape_markdown if n == "doc" else str) for n in names}  # ids are typed
-        layout.markdown("\n".join(
-            ["| " + " | ".join(heads[n] for n in names) + " |", "|" + "---|" * len(names)]
-            + ["| " + " | ".join(cell[n](data[n][i]) for n in names) + " |"
-               for i in range(len(rows))]))
+        layout.markdown(tables.table(   # ids are typed text (escaped), the numbers are ours
+            [heads[n] for n in names],
+            [[data[n][i] if n == "doc" else Markup(data[n][i]) for n in names]
+             for i in range(len(rows))]))
     else:
         config = {
             name: st.column_config.TextColumn(heads[name], disabled=name not in faded,

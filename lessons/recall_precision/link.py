@@ -20,24 +20,24 @@ MAX_DOCS = 20          # documents in the ranking, and judged relevant ones neve
 MAX_ID_CHARS = 40      # the longest document id the lesson takes
 SEED = scenarios.RECALL_PRECISION
 
-# readable name -> URL key
-KEYS = {"ranking": "r", "unretrieved": "x", "k": "k"}
-FIELDS = {
-    KEYS["ranking"]: ranking_field(((d, int(d in SEED.relevant)) for d in SEED.ranking),
-                                   max_items=MAX_DOCS),
-    KEYS["unretrieved"]: ranking_field((), grades=(1,), min_items=0, max_items=MAX_DOCS),
-    KEYS["k"]: int_field(SEED.k, lo=1, hi=MAX_DOCS),
-}
-
 
 @dataclass(frozen=True)
 class Scenario:
     """The ranking (document, 1 if relevant else 0), the relevant documents never retrieved,
     and k: at most :data:`MAX_DOCS` of each, 1 <= k <= :data:`MAX_DOCS`."""
 
-    ranking: Sequence[tuple[str, int]]
+    ranking: Sequence[tuple[str, int]] = tuple((d, int(d in SEED.relevant)) for d in SEED.ranking)
     unretrieved: Sequence[str] = ()
     k: int = SEED.k
+
+
+# readable name -> URL key
+KEYS = {"ranking": "r", "unretrieved": "x", "k": "k"}
+FIELDS = {
+    KEYS["ranking"]: ranking_field(Scenario.ranking, max_items=MAX_DOCS),
+    KEYS["unretrieved"]: ranking_field((), grades=(1,), min_items=0, max_items=MAX_DOCS),
+    KEYS["k"]: int_field(SEED.k, lo=1, hi=MAX_DOCS),
+}
 
 
 def link(s: Scenario) -> dict[str, str]:

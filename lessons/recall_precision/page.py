@@ -7,16 +7,14 @@ reruns only them.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
 from lessons.recall_precision import link, logic
 from runtime import state
 from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import exercise_panel, layout
+from ui import charts, exercise_panel, layout
 from ui.quiz import quiz
-from ui.ranking_editor import ranking_editor
+from ui.ranking_editor import add_problem, ranking_editor, reordered
 
 FOLDER = "recall_precision"
 MAX_ID_CHARS = link.MAX_ID_CHARS
@@ -34,20 +32,14 @@ def scenario(s: state.UrlState) -> logic.Scenario:
 
 
 def _set_order(s: state.UrlState, how: str) -> None:
-    items = list(s["r"])
-    if how == "ideal":
-        items.sort(key=lambda item: -item[1])            # stable: keeps order within groups
-    else:
-        random.shuffle(items)
-    s.set(r=tuple(items))
+    s.set(r=reordered(s["r"], how))
 
 
 def _add_document(s: state.UrlState) -> None:
     typed = st.session_state.get("rp-new-doc", "").strip()
     ids = [d for d, _ in s["r"]]
-    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > MAX_ID_CHARS
-               else "err_duplicate" if typed in ids else "err_too_many"
-               if len(ids) >= logic.MAX_DOCS else None)
+    problem = add_problem(typed, max_chars=MAX_ID_CHARS, taken=ids,
+                          full=len(ids) >= logic.MAX_DOCS)
     st.session_state["rp-add-problem"] = problem
     if problem is None:
         s.set(r=(*s["r"], (typed, 0)), x=tuple(i for i in s["x"] if i[0] != typed))
@@ -124,7 +116,7 @@ def interactive() -> None:
 def _chart_words() -> dict[str, str]:
     keys = ("counted", "not_counted", "first_hit", "relevant", "not_relevant", "document",
             "rank", "rr_weight")
-    return {key: layout.chart_text(labels[key]) for key in keys}
+    return {key: charts.text(labels[key]) for key in keys}
 
 
 def _formula(row: logic.MetricRow) -> str:

@@ -21,7 +21,7 @@ from text.i18n import (
     list_separator,
     load_content,
 )
-from ui import layout
+from ui import layout, tables
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -171,14 +171,15 @@ def exercise() -> None:
     ex = logic.stage_exercise(s["ex"])
     facts = logic.exercise_facts(ex, list_separator())
     golden = set(ex.golden)
-    chunks = "\n".join(
-        [f"| {words['rank']} | {words['chunk']} | {words['is_golden']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {words['yes'] if d in golden else '—'} |"
-           for i, d in enumerate(ex.ranking, start=1)])
-    sentences = "\n".join(
-        [f"| {words['sentence']} | {words['supported_by']} |", "|---|---|"]
-        + [f"| {fill(words['sentence_n'], {'n': i})} | {f'`{d}`' if d else words['none']} |"
-           for i, d in enumerate(ex.supports, start=1)])
+    chunks = tables.table(
+        [words["rank"], words["chunk"], words["is_golden"]],
+        [[i, tables.code(d), Markup(words["yes"] if d in golden else "—")]
+         for i, d in enumerate(ex.ranking, start=1)])
+    sentences = tables.table(
+        [words["sentence"], words["supported_by"]],
+        [[Markup(fill(words["sentence_n"], {"n": i})),
+          tables.code(d) if d else Markup(words["none"])]
+         for i, d in enumerate(ex.supports, start=1)])
     layout.markdown(f"**{words['golden']}:** {{{{golden}}}}", {"golden": code_list(ex.golden)})
     left, right = layout.columns_for(2)
     layout.markdown(f"**{words['retrieved']}**\n\n{chunks}", where=left)
