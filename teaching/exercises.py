@@ -76,7 +76,7 @@ PREDICT_SIZES = ("small", "large")
 MAX_SEED = 10**9
 TOLERANCE: Mapping[str, float] = {m.key: m.tolerance for m in measures.MEASURES.values()}
 HEADLINE: Mapping[str, frozenset[str]] = {m.key: m.headline for m in measures.MEASURES.values()}
-AMBIGUOUS = 3.0    # a wrong formula within AMBIGUOUS × tolerance of the answer → drawn again
+AMBIGUOUS = mistakes.AMBIGUOUS   # a wrong formula this close (× tolerance): drawn again
 
 
 # --- generating ----------------------------------------------------------------------------------
@@ -119,10 +119,7 @@ def _teaches(ex: Exercise) -> bool:
     if not any(any(abs(v - ex.answer) > tol for v in values.get(key, []))
                for key in HEADLINE[ex.metric]):
         return False
-    percent = 100 * ex.answer            # a bare "50" for 0.5 is diagnosed as a percentage
-    return all((abs(v - ex.answer) <= tol or abs(v - ex.answer) > AMBIGUOUS * tol)
-               and (not ex.answer or abs(v - percent) > 100 * tol + AMBIGUOUS * tol)
-               for vs in values.values() for v in vs)
+    return mistakes.unambiguous(ex.answer, values, tol)
 
 
 def predict_exercise(seed: int, metric: str | None = None) -> Exercise:

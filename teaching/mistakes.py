@@ -33,10 +33,35 @@ from metrics._input import dedupe, grades_of, normalise_qrels
 from text import i18n
 
 __all__ = [
-    "CATALOGUE", "CELL_COLUMNS", "FAITHFULNESS_MISTAKES", "MEAN_MEASURES", "MEAN_MISTAKES",
-    "MEASURES", "MISTAKES", "REGISTERS", "WEIGHTS", "Cell", "Facts", "Mistake", "better_mistake",
-    "cell_mistake", "diagnose", "diagnose_faithfulness", "diagnose_mean", "distinct_mistakes",
-    "facts", "judged_by", "swap_mistake", "text", "texts",
+    "AMBIGUOUS",
+    "CATALOGUE",
+    "CELL_COLUMNS",
+    "FAITHFULNESS_MISTAKES",
+    "MEAN_MEASURES",
+    "MEAN_MISTAKES",
+    "MEASURES",
+    "MISTAKES",
+    "REGISTERS",
+    "WEIGHTS",
+    "Cell",
+    "Facts",
+    "Mistake",
+    "Sentences",
+    "better_mistake",
+    "cell_mistake",
+    "diagnose",
+    "diagnose_faithfulness",
+    "diagnose_mean",
+    "diagnose_sentences",
+    "distinct_mistakes",
+    "facts",
+    "judged_by",
+    "mean_mistake_values",
+    "sentence_mistake_values",
+    "swap_mistake",
+    "text",
+    "texts",
+    "unambiguous",
 ]
 
 PERCENT = "percent_not_fraction"   # the right number, written as a percentage
@@ -95,7 +120,10 @@ def _mrr(questions: Questions) -> float:
     return sum(rank.reciprocal_rank(r, q) for r, q in questions) / len(questions)
 
 
-MEAN_MEASURES: Mapping[str, Callable[[Questions], float]] = {"mrr": _mrr}
+MEAN_MEASURES: Mapping[str, Callable[..., float]] = {
+    "mrr": _mrr,
+    "recall": lambda questions, k: _mean_recall(questions, k),   # mean recall@k (lesson 6)
+}
 
 
 # --- helpers the formulas share ---------------------------------------------------------------
@@ -240,16 +268,50 @@ _VALUE: tuple[tuple[str, tuple[str, ...], Callable], ...] = (
 
 _QUESTIONS: tuple[tuple[str, Callable[[Questions], float | None]], ...] = (
     # 1 / (mean rank of the first hit), over the questions that have one
-    ("mrr_inverse_mean_rank", lambda qs: 1 / _mean(_found(qs)) if _found(qs) else None),
+    ("mrr_inverse_mean_rank", lambda qs, k=None: 1 / _mean(_found(qs)) if _found(qs) else None),
     # the mean of RR over only the questions with a hit (a miss should count as 0)
-    ("mrr_skip_misses", lambda qs: _mean([1 / r for r in _found(qs)])),
+    ("mrr_skip_misses", lambda qs, k=None: _mean([1 / r for r in _found(qs)])),
     # each question's RR taken at its last relevant document instead of its first
-    ("mrr_of_last_hits", lambda qs: _mean([
+    ("mrr_of_last_hits", lambda qs, k=None: _mean([
         1 / ranks[-1] if ranks else 0.0 for ranks in (rank.relevant_ranks(r, q) for r, q in qs)])),
     # the mean rank itself, not inverted
-    ("mrr_mean_rank", lambda qs: _mean(_found(qs))),
+    ("mrr_mean_rank", lambda qs, k=None: _mean(_found(qs))),
     # the sum of the RRs, not divided by the number of questions
-    ("mrr_sum_not_mean", lambda qs: sum(rank.reciprocal_rank(r, q) for r, q in qs)),
+    ("mrr_sum_not_mean", lambda qs, k=None: sum(rank.reciprocal_rank(r, q) for r, q in qs)),
+    # recall@k over several questions (lesson 6): all hits over all relevant documents, which
+    # weighs each question by how many relevant documents it has
+    ("mean_recall_pooled", lambda qs, k: _ratio(sum(binary.hits_at(r, q, k) for r, q in qs),
+                                                sum(binary.num_relevant(q) for _, q in qs))),
+    # the mean over only the questions where retrieval found something
+    ("mean_recall_skip_failures", lambda qs, k: _mean(
+        [v for v in (binary.recall(r, q, k) for r, q in qs) if v > 0])),
+)
+
+
+def _mean_recall(questions: Questions, k: int) -> float:
+    return _mean([binary.recall(r, q, k) for r, q in questions]) or 0.0
+
+
+@dataclass(frozen=True)
+class Sentences:
+    """An answer's sentences as lesson 1 counts them: the supported ones, the scored ones (that
+    make a claim), those a golden chunk supports, and how many chunks were retrieved."""
+
+    supported: int
+    scored: int
+    on_golden: int
+    chunks: int
+
+    @property
+    def verdicts(self) -> list[str]:
+        return ["supported"] * self.supported + ["unsupported"] * (self.scored - self.supported)
+
+
+_SENTENCES: tuple[tuple[str, Callable[[Sentences], float | None]], ...] = (
+    # only the sentences a golden chunk supports counted as supported
+    ("faith_golden_only", lambda s: _ratio(s.on_golden, s.scored)),
+    # supported sentences divided by the number of chunks, not of sentences
+    ("faith_divided_by_chunks", lambda s: _ratio(s.supported, s.chunks)),
 )
 
 # The faithfulness score is supported ÷ scored sentences ("not_scored" ones, with no claim, left
@@ -341,7 +403,7 @@ def _judgements() -> Iterable[tuple[str, Callable]]:
     for key in ("swap_direction", "cutoff_ignored", "position_ignored", "order_inside_k",
                 "swap_beyond_k", "swap_same_grade"):
         yield key, swap_mistake
-    for measure in ("recall", "precision", "rr", "ap", "ndcg"):
+    for measure in ("recall", "precision", "rr", "ap", "ndcg", "hit_rate"):
         yield judged_by(measure), MEASURES[measure]   # that measure's own number and verdict
     yield "better_unknown", better_mistake
     # the predict-then-reveal exercises (teaching.exercises.check_prediction)
@@ -356,7 +418,9 @@ def _percent(right: float) -> float:
 CATALOGUE: Mapping[str, Mistake] = {
     **{key: Mistake(key, "value", formula, measures) for key, measures, formula in _VALUE},
     PERCENT: Mistake(PERCENT, "value", _percent, (*MEASURES, *MEAN_MEASURES, "faithfulness")),
-    **{key: Mistake(key, "questions", formula, ("mrr",)) for key, formula in _QUESTIONS},
+    **{key: Mistake(key, "questions", formula, ("recall" if "recall" in key else "mrr",))
+       for key, formula in _QUESTIONS},
+    **{key: Mistake(key, "sentences", formula, ("faithfulness",)) for key, formula in _SENTENCES},
     **{key: Mistake(key, "verdicts", formula, ("faithfulness",)) for key, formula in _VERDICTS},
     **{key: Mistake(key, "cell", formula) for _, key, formula in _CELLS
        if key not in {k for k, _, _ in _VALUE}},
@@ -371,7 +435,16 @@ MISTAKES: Mapping[str, Mapping[str, Callable]] = {
 }
 GRADED_MEASURES: Mapping[str, Callable] = {m: MEASURES[m] for m in GRADED}
 GRADED_MISTAKES: Mapping[str, Mapping[str, Callable]] = {m: MISTAKES[m] for m in GRADED}
-MEAN_MISTAKES: Mapping[str, Mapping[str, Callable]] = {"mrr": dict(_QUESTIONS)}
+MEAN_MISTAKES: Mapping[str, Mapping[str, Callable]] = {
+    "mrr": {key: f for key, f in _QUESTIONS if key.startswith("mrr_")},
+    # lesson 6's mean recall@k: answering with another measure's mean is judged_by_<measure>
+    "recall": {
+        "mean_recall_pooled": dict(_QUESTIONS)["mean_recall_pooled"],
+        **{judged_by(m): lambda qs, k, m=m: _mean([MEASURES[m](r, q, k) for r, q in qs])
+           for m in ("hit_rate", "precision")},
+        "mean_recall_skip_failures": dict(_QUESTIONS)["mean_recall_skip_failures"],
+    },
+}
 FAITHFULNESS_MISTAKES: Mapping[str, Callable[[Sequence[str]], float | None]] = dict(_VERDICTS)
 
 
@@ -424,22 +497,54 @@ def distinct_mistakes(measure: str, ranking: Sequence[str], qrels, k: int,
                      tolerance)
 
 
-def _on_questions(measure: str, questions: Questions):
-    return ((key, wrong(questions)) for key, wrong in MEAN_MISTAKES[measure].items())
+def _on_questions(measure: str, questions: Questions, k: int | None):
+    args = (questions,) if k is None else (questions, k)
+    return ((key, wrong(*args)) for key, wrong in MEAN_MISTAKES[measure].items())
+
+
+def _mean_right(measure: str, questions: Questions, k: int | None) -> float:
+    return MEAN_MEASURES[measure](*((questions,) if k is None else (questions, k)))
 
 
 def diagnose_mean(measure: str, questions: Questions, answer: float,
-                  tolerance: float = 0.005) -> str:
-    """Like :func:`diagnose`, for a measure averaged over questions (``"mrr"``)."""
-    return _diagnose(MEAN_MEASURES[measure](questions), _on_questions(measure, questions),
+                  tolerance: float = 0.005, *, k: int | None = None) -> str:
+    """Like :func:`diagnose`, for a measure averaged over questions (``"mrr"``; ``"recall"``
+    at cutoff ``k``)."""
+    return _diagnose(_mean_right(measure, questions, k), _on_questions(measure, questions, k),
                      answer, tolerance)
 
 
 def distinct_mean_mistakes(measure: str, questions: Questions,
-                           tolerance: float = 0.005) -> list[str]:
+                           tolerance: float = 0.005, *, k: int | None = None) -> list[str]:
     """The mistakes that give a different number from the right one on these questions."""
-    return _distinct(MEAN_MEASURES[measure](questions), _on_questions(measure, questions),
+    return _distinct(_mean_right(measure, questions, k), _on_questions(measure, questions, k),
                      tolerance)
+
+
+def mean_mistake_values(measure: str, questions: Questions,
+                        k: int | None = None) -> dict[str, list[float]]:
+    """Every wrong way to average ``measure`` over these questions: ``{id: [values]}``."""
+    return {key: list(_values(v)) for key, v in _on_questions(measure, questions, k)}
+
+
+def _on_sentences(s: Sentences):
+    """Lesson 1's slips of the supported share, in the order they are tried: two of its own
+    and two the faithfulness exercises share (the share not supported, the count)."""
+    own = dict(_SENTENCES)
+    verdicts = s.verdicts
+    return (("faith_golden_only", own["faith_golden_only"](s)),
+            ("faith_unsupported_share", FAITHFULNESS_MISTAKES["faith_unsupported_share"](verdicts)),
+            ("faith_divided_by_chunks", own["faith_divided_by_chunks"](s)),
+            ("faith_count_not_share", FAITHFULNESS_MISTAKES["faith_count_not_share"](verdicts)))
+
+
+def diagnose_sentences(s: Sentences, answer: float, tolerance: float = 0.005) -> str:
+    """Like :func:`diagnose`, for lesson 1's share of supported sentences."""
+    return _diagnose(_ratio(s.supported, s.scored) or 0.0, _on_sentences(s), answer, tolerance)
+
+
+def sentence_mistake_values(s: Sentences) -> dict[str, list[float]]:
+    return {key: list(_values(v)) for key, v in _on_sentences(s)}
 
 
 def _on_report(report):
@@ -456,6 +561,20 @@ def diagnose_faithfulness(report, answer: float, tolerance: float = 0.005) -> st
 def distinct_faithfulness_mistakes(report, tolerance: float = 0.005) -> list[str]:
     """The faithfulness mistakes that give a different number from the right one here."""
     return _distinct(report.score, _on_report(report), tolerance)
+
+
+AMBIGUOUS = 3.0    # a wrong formula within AMBIGUOUS × tolerance of the answer: not teachable
+
+
+def unambiguous(right: float, values: Mapping[str, Iterable[float]], tolerance: float) -> bool:
+    """The rule every generated exercise follows: no wrong formula lands so close to the right
+    answer (or to the right answer written as a percentage) that a rounded answer could be
+    taken for it — each is either the right number itself or more than :data:`AMBIGUOUS` ×
+    ``tolerance`` away."""
+    percent = _percent(right)
+    return all((abs(v - right) <= tolerance or abs(v - right) > AMBIGUOUS * tolerance)
+               and (not right or abs(v - percent) > 100 * tolerance + AMBIGUOUS * tolerance)
+               for vs in values.values() for v in vs)
 
 
 def cell_mistake(column: str, cell: Cell, typed: float, tolerance: float) -> str | None:

@@ -33,6 +33,7 @@ def test_every_mistake_id_has_exactly_one_formula():
     sources = {
         "value": [key for key, _, _ in mistakes._VALUE],
         "questions": [key for key, _ in mistakes._QUESTIONS],
+        "sentences": [key for key, _ in mistakes._SENTENCES],
         "verdicts": [key for key, _ in mistakes._VERDICTS],
         "judgement": [key for key, _ in mistakes._judgements()],
         "cell": [key for _, key, _ in mistakes._CELLS if key not in SHARED_WITH_CELLS],
@@ -81,7 +82,8 @@ def test_each_page_finds_the_register_it_needs():
     cell_ids = {key for _, key, _ in mistakes._CELLS}
     for lang in LANGS:
         for key, m in CATALOGUE.items():
-            if m.kind in ("value", "questions", "verdicts") or key.startswith("predict_"):
+            if m.kind in ("value", "questions", "verdicts", "sentences") or key.startswith(
+                    ("predict_", "judged_by_hit_rate", "judged_by_precision")):
                 assert mistakes.text(key, "feedback", lang), (key, lang)   # exercise feedback
         # the step table's hints: exactly the slips a cell can show
         assert {k for k in CATALOGUE if mistakes.text(k, "hint", lang)} == cell_ids

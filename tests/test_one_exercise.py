@@ -103,3 +103,28 @@ def test_no_wrong_formula_is_ambiguously_close_to_the_answer(measure):
                 assert gap <= tol or gap > 3 * tol, (measure, seed, key, v, right)
                 if right:
                     assert abs(v - 100 * right) > 100 * tol + 3 * tol, (measure, seed, key)
+
+
+def _clear_of(right: float, values: dict[str, list[float]], tol: float) -> list[str]:
+    """The wrong formulas ambiguously close to ``right`` (or to it as a percentage)."""
+    return [key for key, found in values.items() for v in found
+            if tol < abs(v - right) <= 3 * tol
+            or (right and abs(v - 100 * right) <= 100 * tol + 3 * tol)]
+
+
+def test_the_other_generated_exercises_follow_the_same_rule():
+    """Lesson 1's faithfulness number and lesson 6's mean recall@k are generated too: their
+    wrong formulas come from the same catalogue and obey the same 3× rule."""
+    from lessons.diagnose import logic as diagnose
+    from lessons.two_stages import logic as two_stages
+
+    for seed in SEEDS:
+        stage = two_stages.stage_exercise(seed)
+        n = stage.numbers
+        values = mistakes.sentence_mistake_values(two_stages.sentences_of(n))
+        assert _clear_of(n.faithfulness, values, two_stages.TOLERANCE) == [], seed
+        assert set(values) <= set(mistakes.CATALOGUE)
+        mean = diagnose.retrieval_exercise(seed)
+        values = mistakes.mean_mistake_values("recall", mean.questions, mean.k)
+        assert _clear_of(mean.answer, values, diagnose.TOLERANCE) == [], seed
+        assert set(values) <= set(mistakes.CATALOGUE)

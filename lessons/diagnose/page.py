@@ -11,6 +11,7 @@ import streamlit as st
 
 from lessons.diagnose import logic
 from runtime import state
+from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
     Markup,
@@ -341,10 +342,10 @@ def exercise() -> None:
                 st.session_state.get(key + "-failing") or [])
     picked = st.session_state.get(key + "-failing-checked")
     if picked is not None:
-        mistakes = ex.failing_feedback(picked)
-        if not mistakes:
+        slips = ex.failing_feedback(picked)
+        if not slips:
             st.success(layout.label(fill(feedback["failing_right"], values)))
-        for q, mistake in mistakes:
+        for q, mistake in slips:
             facts = ex.facts(q)
             st.error(layout.label(fill(feedback[mistake],
                                        {**facts, "missing": code_list(facts["missing"])})))
@@ -355,7 +356,8 @@ def exercise() -> None:
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_mean(value)
-        layout.verdict_message(verdict, fill(feedback[verdict], values))
+        text = mistakes.text(verdict, "feedback") or feedback[verdict]   # a catalogue mistake?
+        layout.verdict_message(verdict, fill(text, values))
     layout.answer_block(key + "-solution", feedback["solution"], values, label=words["solution"])
 
 

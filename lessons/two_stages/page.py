@@ -12,6 +12,7 @@ import streamlit as st
 
 from lessons.two_stages import logic
 from runtime import state
+from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
     Markup,
@@ -203,7 +204,8 @@ def exercise() -> None:
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_faithfulness(value)
-        layout.verdict_message(verdict, fill(feedback[verdict], values))
+        text = mistakes.text(verdict, "feedback") or feedback[verdict]   # a catalogue mistake?
+        layout.verdict_message(verdict, fill(text, values))
     layout.answer_block(key + "-solution", feedback["solution"], values,
                         label=words["solution"])
 
