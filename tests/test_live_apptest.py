@@ -266,3 +266,22 @@ def test_the_confirmation_is_drawn_from_the_stored_answer_on_every_poll():
     mona.session_state["live-student"].pop("message")
     mona.run()
     assert "Your answer: 0.3333" in alert_text(mona)
+
+
+def test_instructor_pushes_a_generated_exercise_by_its_number():
+    """The same measure and seed as a lesson's or /practice's exercise: the same case, asked live,
+    and a student's wrong number is diagnosed with the catalogue's mistake."""
+    from teaching import exercises
+
+    at = instructor()
+    code, _ = host_of(at)
+    at.selectbox(key="live-sc-value_numeric").set_value("exercise").run()
+    at.selectbox(key="live-measure").set_value("ndcg").run()
+    at.number_input(key="live-seed").set_value(12).run()
+    ex = exercises.generate("ndcg", 12)
+    at.button(key="live-push").click().run()
+    assert not at.exception and "Question 1 is live." in alert_text(at)
+    q = service().current_question(code)
+    assert q.measure == "ndcg" and q.correct == f"{ex.answer:.4f}"
+    assert q.scenario == {"ranking": list(ex.ranking), "qrels": dict(ex.judgments), "k": ex.k}
+    assert q.tolerance == ex.tolerance

@@ -472,16 +472,18 @@ def composer(code: str, key: str) -> None:
     measure = st.selectbox(layout.label(cp["measure"]), logic.QUESTION_MEASURES,
                            index=logic.QUESTION_MEASURES.index(logic.MEASURES[0]),
                            key="live-measure", format_func=lambda m: logic.measure_name(m, "k"))
+    k_key = f"live-k-{picked}"
     if picked == "exercise":   # the same exercise as a lesson's or /practice's with this seed
         seed = st.number_input(layout.label(cp["seed"]), 0, MAX_SEED, value=1, key="live-seed",
                                help=cp["seed_help"])
         sc = logic.exercise_scenario(exercises.generate(measure, int(seed)))
+        k_key += f"-{measure}-{seed}"      # a new exercise starts at its own k
     else:
         sc = _custom_scenario() if picked == "custom" else logic.SCENARIOS[picked]
     if sc is None:
         return
     k = st.number_input(layout.label(cp["k"]), 1, max(1, len(sc.ranking)),
-                        value=min(sc.k, len(sc.ranking)), key=f"live-k-{picked}")
+                        value=min(sc.k, len(sc.ranking)), key=k_key)
     sc = logic.Scenario(sc.key, sc.ranking, sc.qrels, int(k), sc.other)
     swap = (2, min(5, len(sc.ranking)))
     if template == "predict_swap":
