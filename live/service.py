@@ -41,7 +41,7 @@ from live.models import (
     LiveQuestion,
     LiveSession,
 )
-from teaching.answers import parse_number
+from teaching.answers import parse_number, western_digits
 
 __all__ = [
     "LiveError",
@@ -57,7 +57,6 @@ __all__ = [
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
 MAX_PARTICIPANTS = 2000
 MAX_ABS_NUMBER = 1e6
-_ARABIC_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
 
 
 class LiveError(Exception):
@@ -155,7 +154,7 @@ def normalise_code(text: object) -> str:
     """What a student typed → a code to look up (``" ab-c 23d "`` → ``"ABC23D"``)."""
     if not isinstance(text, str):
         return ""
-    cleaned = text.translate(_ARABIC_DIGITS).upper()
+    cleaned = western_digits(text).upper()
     return re.sub(r"[\s\-_.]", "", cleaned)[: CODE_LENGTH * 2]
 
 

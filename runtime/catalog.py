@@ -77,3 +77,8 @@ def lesson_number(entry: Entry) -> int | None:
     """1-based position among the numbered lessons (the PRODUCT.md numbering), or None."""
     numbered = [e for e in LESSONS if e.kind == "lesson"]
     return numbered.index(entry) + 1 if entry in numbered else None
+
+
+def number_of(folder: str) -> int | None:
+    """The lesson number of the lesson in ``folder`` (None for a tool or an unknown folder)."""
+    return next((lesson_number(e) for e in LESSONS if e.folder == folder), None)

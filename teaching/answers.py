@@ -6,16 +6,26 @@ import math
 import re
 from fractions import Fraction
 
-_DIGITS = str.maketrans("٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹", "01234567890123456789")
+from text.bidi import ARABIC_INDIC_DIGITS, EASTERN_ARABIC_INDIC_DIGITS
+
+__all__ = ["parse_number", "western_digits"]
+
+# Both Arabic digit sets to Western digits: the one table every typed number goes through.
+_DIGITS = str.maketrans(ARABIC_INDIC_DIGITS + EASTERN_ARABIC_INDIC_DIGITS, "0123456789" * 2)
 _SEPARATORS = str.maketrans({"٫": ".", "،": ",", "٪": "%", "÷": "/", "−": "-"})
 _NUMBER = re.compile(r"[-+]?(\d+(\.\d*)?|\.\d+)")
+
+
+def western_digits(text: str) -> str:
+    """``"K7Q٢"`` → ``"K7Q2"``: Arabic-Indic and Eastern Arabic-Indic digits as Western digits."""
+    return text.translate(_DIGITS)
 
 
 def parse_number(text: str) -> float | None:
     """``0.5``, ``.5``, ``0,5``, ``٠٫٥``, ``1/2``, ``50%`` → 0.5; anything else → None."""
     if not isinstance(text, str):
         return None
-    cleaned = text.strip().translate(_DIGITS).translate(_SEPARATORS).replace(" ", "")
+    cleaned = western_digits(text.strip()).translate(_SEPARATORS).replace(" ", "")
     if not cleaned or len(cleaned) > 40:
         return None
     percent = cleaned.endswith("%")

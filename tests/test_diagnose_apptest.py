@@ -157,7 +157,8 @@ def answer(at: AppTest, text_key: str, value: str) -> None:
 def test_exercise_feedback_names_the_mistake():
     seed = next(s for s in range(100)
                 if logic.retrieval_exercise(s).check_mean(
-                    logic.retrieval_exercise(s).mistakes()["pooled"]) == "pooled")
+                    logic.retrieval_exercise(s).mistakes()["mean_recall_pooled"])
+                == "mean_recall_pooled")
     ex = logic.retrieval_exercise(seed)
     at = run({"ex": str(seed), "lang": "en"})
     key = f"dg-ex-{seed}"
@@ -167,7 +168,7 @@ def test_exercise_feedback_names_the_mistake():
     said = alerts(at)
     assert f"{full}:" in said and "recall@3 = 1" in said
     assert any(f"{q}:" in said for q in ex.failing)          # the missed failures are named
-    answer(at, key + "-typed", f"{ex.mistakes()['pooled']:.4f}")
+    answer(at, key + "-typed", f"{ex.mistakes()['mean_recall_pooled']:.4f}")
     assert "You pooled the hits" in alerts(at)
     answer(at, key + "-typed", f"{ex.answer:.3f}")
     assert "Correct:" in alerts(at)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lessons.diagnose import logic
+from teaching import mistakes
 from text.i18n import LANGS, load_content
 
 
@@ -138,11 +139,11 @@ def test_exercise_feedback_names_the_mistake():
     assert ex.recalls == [1.0, 0.25, 0.0, 1.0]
     assert ex.answer == pytest.approx(0.5625)
     assert ex.check_mean(0.56) == "correct"
-    assert ex.check_mean(3 / 7) == "pooled"            # 3 hits / 7 golden documents
-    assert ex.check_mean(0.75) == "hit_rate"
-    assert ex.check_mean(0.25) == "precision"
-    assert ex.check_mean(56.25) == "percent"
-    skip = ex.mistakes()["skip_failures"]
+    assert ex.check_mean(3 / 7) == "mean_recall_pooled"     # 3 hits / 7 golden documents
+    assert ex.check_mean(0.75) == "judged_by_hit_rate"      # the mean HitRate@3
+    assert ex.check_mean(0.25) == "judged_by_precision"     # the mean precision@3
+    assert ex.check_mean(56.25) == "percent_not_fraction"
+    skip = ex.mistakes()["mean_recall_skip_failures"]
     assert skip == pytest.approx(0.75)                  # equal to hit_rate here: tried second
     feedback = dict(ex.failing_feedback(["q1", "q3"]))
     assert feedback == {"q1": "flagged_low_rank", "q2": "missed_partial"}
@@ -154,6 +155,8 @@ def test_exercise_feedback_names_the_mistake():
 def test_every_exercise_feedback_key_has_a_text(lang):
     feedback = load_content("diagnose", lang)["exercise"]["feedback"]
     keys = {"failing_right", "flagged_low_rank", "flagged_full", "missed_partial", "missed_none",
-            "correct", "percent", "not_a_number", "wrong_unknown", "solution",
-            *logic.retrieval_exercise(1).mistakes()}
+            "correct", "not_a_number", "wrong_unknown", "solution"}
     assert keys <= set(feedback)
+    # the wrong formulas' feedback is the mistake catalogue's
+    wrong = {"percent_not_fraction", *logic.retrieval_exercise(1).mistakes()}
+    assert all(mistakes.text(key, "feedback", lang) for key in wrong)

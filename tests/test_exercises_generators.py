@@ -227,19 +227,21 @@ def test_texts_have_the_same_keys_and_placeholders_in_both_languages():
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
 def test_every_mistake_has_a_feedback_text(lang):
-    table = E.texts(lang)["feedback"]
-    common = ("correct", "not_a_number", "percent_not_fraction", "wrong_unknown")
+    verdicts = E.texts(lang)["verdict"]
     for metric in E.PRACTICE_METRICS:
-        for key in (*common, *E.mistake_ids(metric)):
-            assert any(key in table.get(name, {}) for name in E.feedback_tables(metric)), (
-                metric, key)
-    for key in ("correct", "predict_wrong_direction", "predict_wrong_size", "not_a_number"):
-        assert key in table["predict"]
-    # every id in the catalogue of teaching/mistakes.py has a text somewhere
+        ex = E.generate(metric, 1, lang=lang)
+        for key in ("correct", "not_a_number", "wrong_unknown"):
+            assert any(key in verdicts.get(name, {}) for name in E.scopes(ex)), (metric, key)
+        for key in ("percent_not_fraction", *E.mistake_ids(metric)):
+            assert mistakes.text(key, "feedback", lang), (metric, key)
+    for key in ("correct", "not_a_number"):
+        assert key in verdicts["predict"]
+    for key in ("predict_wrong_direction", "predict_wrong_size"):
+        assert mistakes.text(key, "feedback", lang)
+    # every value formula in the catalogue of teaching/mistakes.py has its feedback text
     every = {k for m in mistakes.MISTAKES.values() for k in m} | set(
         mistakes.MEAN_MISTAKES["mrr"]) | set(mistakes.FAITHFULNESS_MISTAKES)
-    texts = {k for t in table.values() for k in t}
-    assert every <= texts
+    assert all(mistakes.text(key, "feedback", lang) for key in every)
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
@@ -272,9 +274,8 @@ def test_feedback_names_the_mistake_with_the_case_numbers():
     key = next(iter(values))
     attempt = E.check(ex, repr(values[key][0]))
     text = E.feedback(ex, attempt, "en")
-    assert text == fill(E.texts("en")["feedback"].get("recall", {}).get(
-        attempt.mistake) or E.texts("en")["feedback"]["binary"][attempt.mistake],
-        E.feedback_values(ex, "en"))
+    assert text == fill(mistakes.text(attempt.mistake, "feedback", "en"),
+                        E.feedback_values(ex, "en"))
     assert f"{ex.k}" in text
 
 

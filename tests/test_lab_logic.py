@@ -15,6 +15,7 @@ from lessons.lab import logic
 from metrics.errors import FormatError
 from runtime import state
 from text.i18n import LANGS, load_content, placeholders
+from ui import charts
 
 ROOT = Path(__file__).resolve().parents[1]
 TEXTS = {lang: load_content("lab", lang) for lang in LANGS}
@@ -230,9 +231,9 @@ def test_charts_count_every_query_and_draw_offline():
     assert sum(r["queries"] for r in rows if r["run"] == "A") == 5
     assert sum(r["queries"] for r in logic.histogram_rows(results, "DCG@3")) == 10
     spec = logic.histogram_chart(results, "RR@3", {"queries": "q", "run": "r"})
-    svg = logic.chart_svg(spec)
+    svg = charts.svg(spec)
     assert svg.lstrip().startswith("<svg") and "RR@3" in svg
-    assert logic.chart_png(spec)[:4] == b"\x89PNG"
+    assert charts.png(spec)[:4] == b"\x89PNG"
 
 
 # --- explain this number ---------------------------------------------------------------------

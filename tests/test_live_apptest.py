@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from lessons.live import logic
 from live.service import service
+from teaching import mistakes
 from tests.apptest_helpers import alert_text as raw_alerts
 from tests.apptest_helpers import open_lesson
 from text.i18n import load_content
@@ -112,7 +113,7 @@ def test_students_answer_change_and_see_the_reveal_with_the_misconception():
     shown = alert_text(host)
     assert "Right answer: 0.50 — 33% of the class got it." in shown
     assert "Most common wrong answer: 0.33 (chosen by 2)." in shown
-    assert EN["misconception"]["recall_divided_by_k"] in shown
+    assert mistakes.text("recall_divided_by_k", "misconception", "en") in shown
 
     ali.run()
     mona.run()
@@ -137,7 +138,7 @@ def test_choice_questions_and_which_system_is_better():
     shown = alert_text(host)
     assert "Right answer: System A — 33% of the class got it." in shown
     assert "Most common wrong answer: System B (chosen by 2)." in shown
-    assert EN["misconception"]["judged_by_recall"] in shown
+    assert mistakes.text("judged_by_recall", "misconception", "en") in shown
 
 
 def test_closed_question_and_closed_or_unknown_session_give_clear_messages():
@@ -265,3 +266,22 @@ def test_the_confirmation_is_drawn_from_the_stored_answer_on_every_poll():
     mona.session_state["live-student"].pop("message")
     mona.run()
     assert "Your answer: 0.3333" in alert_text(mona)
+
+
+def test_instructor_pushes_a_generated_exercise_by_its_number():
+    """The same measure and seed as a lesson's or /practice's exercise: the same case, asked live,
+    and a student's wrong number is diagnosed with the catalogue's mistake."""
+    from teaching import exercises
+
+    at = instructor()
+    code, _ = host_of(at)
+    at.selectbox(key="live-sc-value_numeric").set_value("exercise").run()
+    at.selectbox(key="live-measure").set_value("ndcg").run()
+    at.number_input(key="live-seed").set_value(12).run()
+    ex = exercises.generate("ndcg", 12)
+    at.button(key="live-push").click().run()
+    assert not at.exception and "Question 1 is live." in alert_text(at)
+    q = service().current_question(code)
+    assert q.measure == "ndcg" and q.correct == f"{ex.answer:.4f}"
+    assert q.scenario == {"ranking": list(ex.ranking), "qrels": dict(ex.judgments), "k": ex.k}
+    assert q.tolerance == ex.tolerance

@@ -7,6 +7,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from lessons.mrr import logic
+from teaching import exercises as E
+from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
 from text.i18n import load_content
@@ -161,17 +163,16 @@ def answer(at: AppTest, text_key: str, value: str) -> None:
 
 def test_ap_exercise_feedback_names_the_mistake():
     seed = next(s for s in range(500)
-                if "ap_divided_by_retrieved_relevant" in logic.ap_exercise(s).distinct())
-    ex = logic.ap_exercise(seed)
-    feedback = load_content("mrr", "en")["exercise"]["feedback"]
+                if "ap_divided_by_retrieved_relevant" in E.mistake_values(E.generate("ap", s)))
+    ex = E.generate("ap", seed)
+    feedback = mistakes.text("ap_divided_by_retrieved_relevant", "feedback", "en")
     at = run({"ex": str(seed), "exm": "ap", "lang": "en"})
-    key = f"mrr-ex-{seed}-ap-typed"
-    from teaching import mistakes
+    key = f"mrr-ex-compute-ap-{seed}-typed"
     wrong = mistakes.MISTAKES["ap"]["ap_divided_by_retrieved_relevant"](
         list(ex.ranking), set(ex.relevant), ex.k)
     answer(at, key, f"{wrong:.3f}")
-    assert ex.check(round(wrong, 3)) == "ap_divided_by_retrieved_relevant"
-    assert feedback["ap_divided_by_retrieved_relevant"][:40] in alerts(at)
+    assert E.check(ex, f"{wrong:.3f}").mistake == "ap_divided_by_retrieved_relevant"
+    assert feedback[:40] in alerts(at)
     answer(at, key, "abc")
     assert "isn't a number" in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
@@ -180,12 +181,12 @@ def test_ap_exercise_feedback_names_the_mistake():
 
 def test_mrr_exercise_feedback_names_the_mistake():
     seed = next(s for s in range(500)
-                if "mrr_inverse_mean_rank" in logic.mrr_exercise(s).distinct())
-    ex = logic.mrr_exercise(seed)
+                if "mrr_inverse_mean_rank" in E.mistake_values(E.generate("mrr", s)))
+    ex = E.generate("mrr", seed)
     at = run({"ex": str(seed), "exm": "mrr", "lang": "en"})
-    from teaching import mistakes
-    wrong = mistakes.MEAN_MISTAKES["mrr"]["mrr_inverse_mean_rank"](ex.questions)
-    answer(at, f"mrr-ex-{seed}-mrr-typed", f"{wrong:.3f}")
+    wrong = mistakes.MEAN_MISTAKES["mrr"]["mrr_inverse_mean_rank"](
+        [(list(r), set(g)) for r, g in ex.questions])
+    answer(at, f"mrr-ex-compute-mrr-{seed}-typed", f"{wrong:.3f}")
     assert "You took 1 ÷ the average rank" in alerts(at)
     widget(at, "selectbox", "mrr_exercise.exm.").set_value("ap").run()
     assert at.query_params["exm"] == "ap"

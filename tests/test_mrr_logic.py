@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 import metrics
 from lessons.mrr import logic
+from teaching import exercises as E
 from text.i18n import load_content
 
 SEED = logic.Scenario()
@@ -216,22 +217,26 @@ def test_the_ap_switch_labels_say_who_uses_which():
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, logic.MAX_SEED), kind=st.sampled_from(logic.EXERCISE_KINDS))
-def test_every_exercise_is_solvable_and_teaches(seed, kind):
-    ex = logic.exercise(seed, kind)
-    assert ex == logic.exercise(seed, kind)          # the seed reproduces it
-    assert ex.kind == kind and 0 <= ex.answer <= 1
-    assert ex.check(ex.answer) == "correct" and ex.check(round(ex.answer, 2)) == "correct"
-    assert ex.distinct()
-    if kind == "ap":
+@given(seed=st.integers(0, E.MAX_SEED), choice=st.sampled_from(("any", *logic.EXERCISES)))
+def test_every_exercise_is_solvable_and_teaches(seed, choice):
+    ex = E.pick(logic.EXERCISES, choice, seed)
+    assert ex == E.pick(logic.EXERCISES, choice, seed)          # the seed reproduces it
+    assert ex.metric == E.chosen(logic.EXERCISES, choice, seed) and 0 <= ex.answer <= 1
+    assert ex == E.generate(ex.metric, seed)                     # the same as /practice's
+    assert E.check(ex, repr(ex.answer)).status == "correct"
+    assert E.check(ex, f"{ex.answer:.2f}").status == "correct"
+    assert E.mistake_values(ex)
+    if ex.metric == "ap":
         assert ex.answer == metrics.average_precision(list(ex.ranking), set(ex.relevant))
-        assert ex.work().value == ex.answer
+        work = logic.ap_work(ex.ranking, logic.golden_set(ex.relevant), ex.k, "R")
+        assert work.value == ex.answer
     else:
-        run = {f"q{i}": list(rk) for i, rk in enumerate(ex.rankings)}
-        qrels = {f"q{i}": dict.fromkeys(g, 1) for i, g in enumerate(ex.relevant)}
+        run = {f"q{i}": list(rk) for i, (rk, _) in enumerate(ex.questions)}
+        qrels = {f"q{i}": dict.fromkeys(g, 1) for i, (_, g) in enumerate(ex.questions)}
         assert ex.answer == pytest.approx(metrics.evaluate(run, qrels, ["RR"])["RR"].mean())
-        assert len([x for x in ex.first_ranks() if x]) >= 2
+        firsts = [metrics.rank.relevant_ranks(list(r), set(g)) for r, g in ex.questions]
+        assert len([x for x in firsts if x]) >= 2
 
 
 def test_any_kind_alternates_with_the_seed():
-    assert {logic.exercise(s).kind for s in range(4)} == {"ap", "mrr"}
+    assert {E.pick(logic.EXERCISES, "any", s).metric for s in range(4)} == {"ap", "mrr"}

@@ -8,7 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 import metrics
 from lessons.ndcg import logic
-from teaching import mistakes
+from teaching import exercises as E
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
 from text.i18n import load_content
@@ -227,13 +227,12 @@ def answer(at: AppTest, text_key: str, value: str) -> None:
 
 
 def test_exercise_feedback_names_the_ideal_pitfall():
-    seed = next(s for s in range(500) if "ideal_from_retrieved" in mistakes.distinct_mistakes(
-        "ndcg", logic.graded_exercise(s, "ndcg").order, logic.graded_exercise(s, "ndcg").qrels,
-        logic.graded_exercise(s, "ndcg").k, logic.TOLERANCE["ndcg"]))
-    ex = logic.graded_exercise(seed, "ndcg")
+    seed = next(s for s in range(500)
+                if "ideal_from_retrieved" in E.mistake_values(E.generate("ndcg", s)))
+    ex = E.generate("ndcg", seed)
     at = run({"ex": str(seed), "exm": "ndcg", "lang": "en"})
-    key = f"nd-ex-{seed}-ndcg-typed"
-    wrong = metrics.ndcg(ex.order, ex.qrels, ex.k, ideal="retrieved")
+    key = f"ndcg-ex-compute-ndcg-{seed}-typed"
+    wrong = metrics.ndcg(list(ex.ranking), ex.qrels, ex.k, ideal="retrieved")
     answer(at, key, f"{wrong:.3f}")
     assert "You built the ideal ordering from the retrieved list only" in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
@@ -246,10 +245,10 @@ def test_exercise_measure_choice_and_new_round():
     at = run({"lang": "en", "ex": "5"})
     by_key(at.selectbox, "ndcg_exercise.exm").set_value("dcg").run()
     assert at.query_params["exm"] == "dcg" and at.query_params["ex"] != "5"
-    question = load_content("ndcg", "en")["exercise"]["question_dcg"].split("{{")[0]
+    question = E.texts("en")["question"]["dcg"].split("{{")[0]
     assert question in text(at)
     before = at.query_params["ex"]
-    at.button(key="nd-ex-new").click().run()
+    at.button(key="ndcg-ex-new").click().run()
     assert at.query_params["ex"] != before
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import metrics
 from lessons.ndcg import logic
+from teaching import exercises as E
 from teaching import mistakes
 from text.i18n import load_content, placeholders
 
@@ -137,18 +138,18 @@ def check(typed: dict, level: int = 5, gain: str = "linear", **changes):
 
 
 @pytest.mark.parametrize("cell, typed, hint", [
-    ((2, "gain"), "3", "gain_exponential"),                 # 2^2 - 1 while the gain is linear
+    ((2, "gain"), "3", "exponential_gain"),                 # 2^2 - 1 while the gain is linear
     ((2, "discount"), "1", "discount_log2_i"),              # 1/log2(2)
     ((2, "discount"), "0.5", "discount_log2_i_plus_2"),     # 1/log2(4)
     ((2, "discount"), "0.91", "discount_ln"),               # 1/ln(3)
     ((3, "discount"), "1/3", "discount_reciprocal_rank"),
     ((2, "discount"), "1.585", "discount_not_inverted"),
     ((2, "contribution"), "3.17", "contribution_multiplied"),   # 2 × log2(3)
-    ((2, "contribution"), "2", "contribution_no_discount"),
+    ((2, "contribution"), "2", "no_discount"),
     ((3, "dcg"), "1.5", "running_not_summed"),
     ((2, "ndcg"), "1.148", "ndcg_inverted"),
     ((2, "ndcg"), "0.674", "ndcg_final_idcg"),              # 4.2619 / IDCG@5 = 6.3235
-    ((2, "ndcg"), "4.26", "ndcg_not_divided"),
+    ((2, "ndcg"), "4.26", "not_normalised"),
     ((2, "gain"), "5", None),                              # wrong, no known slip
 ])
 def test_each_cell_slip_gets_its_hint(cell, typed, hint):
@@ -159,7 +160,7 @@ def test_each_cell_slip_gets_its_hint(cell, typed, hint):
 
 def test_exponential_gain_slip_the_other_way():
     result = check({(2, "gain"): "2"}, gain="exponential")[(2, "gain")]
-    assert (result.status, result.hint) == ("wrong", "gain_linear")
+    assert (result.status, result.hint) == ("wrong", "linear_gain")
 
 
 def test_right_empty_and_unreadable_cells():
@@ -203,75 +204,84 @@ def test_the_whole_table_filled_in_correctly():
 
 
 def test_every_hint_key_has_a_text_in_both_languages():
-    keys = {"gain_linear", "gain_exponential", "discount_log2_i", "discount_log2_i_plus_2",
-            "discount_ln", "discount_reciprocal_rank", "discount_not_inverted",
-            "contribution_multiplied", "contribution_no_discount", "running_not_summed",
-            "ndcg_inverted", "ndcg_final_idcg", "ndcg_not_divided", "unreadable",
-            *(f"generic_{c}" for c in logic.STEP_COLUMNS)}
+    """The slips a cell can show have their hint in the mistake catalogue; the lesson's own
+    texts cover what is not a mistake (an unreadable cell, a wrong value of no known slip)."""
+    slips = {"linear_gain", "exponential_gain", "discount_log2_i", "discount_log2_i_plus_2",
+             "discount_ln", "discount_reciprocal_rank", "discount_not_inverted",
+             "contribution_multiplied", "no_discount", "running_not_summed",
+             "ndcg_inverted", "ndcg_final_idcg", "not_normalised"}
+    own = {"unreadable", *(f"generic_{c}" for c in logic.STEP_COLUMNS)}
+    allowed = {"rank", "column", "grade", "typed", "expected", "next", "idcg", "idcg_k", "k"}
     for lang in ("ar", "en"):
         hints = load_content("ndcg", lang)["try_it"]["steps"]["hints"]
-        assert set(hints) == keys
-        for text in hints.values():
-            assert placeholders(text) <= {"rank", "column", "grade", "typed", "expected", "next",
-                                          "idcg", "idcg_k", "k"}
+        assert set(hints) == own
+        texts = [*hints.values(), *(mistakes.text(key, "hint", lang) for key in slips)]
+        assert all(texts)
+        for text in texts:
+            assert placeholders(text) <= allowed
+    assert {key for key in mistakes.CATALOGUE if mistakes.text(key, "hint", "en")} == slips
 
 
-# --- the generated exercise --------------------------------------------------------------------
+# --- the generated exercise (teaching.exercises, the same as /practice's) -----------------------
 
 
 @settings(max_examples=150, deadline=None)
-@given(seed=st.integers(0, logic.MAX_SEED), measure=st.sampled_from(logic.GRADED_MEASURES))
+@given(seed=st.integers(0, E.MAX_SEED), measure=st.sampled_from(logic.EXERCISES))
 def test_every_exercise_is_solvable_and_teaches(seed, measure):
-    ex = logic.graded_exercise(seed, measure)
-    assert ex == logic.graded_exercise(seed, measure)          # the seed reproduces it
+    ex = E.pick(logic.EXERCISES, measure, seed)
+    assert ex == E.pick(logic.EXERCISES, measure, seed)        # the seed reproduces it
+    assert ex == E.generate(measure, seed)                      # the same as /practice's
+    order, qrels, tol = list(ex.ranking), ex.qrels, ex.tolerance
     reference = {"dcg": metrics.dcg, "idcg": metrics.idcg, "ndcg": metrics.ndcg}[measure]
-    assert ex.answer == reference(ex.order, ex.qrels, ex.k)    # trec_eval's conventions
-    assert ex.check(ex.answer) == "correct"
-    assert ex.check(round(ex.answer, 2)) == "correct"
-    assert not set(ex.order) & {d for d, _ in ex.unretrieved}
-    keys = mistakes.distinct_mistakes(measure, ex.order, ex.qrels, ex.k,
-                                      logic.TOLERANCE[measure])
+    assert ex.answer == reference(order, qrels, ex.k)           # trec_eval's conventions
+    assert E.check(ex, repr(ex.answer)).status == "correct"
+    assert E.check(ex, f"{ex.answer:.2f}").status == "correct"
+    assert not set(order) & {d for d, _ in ex.unretrieved}
+    keys = mistakes.distinct_mistakes(measure, order, qrels, ex.k, tol)
     assert keys
     for key in keys:
-        for value in mistakes._values(mistakes.MISTAKES[measure][key](ex.order, ex.qrels, ex.k)):
-            if abs(value - ex.answer) > logic.TOLERANCE[measure]:
-                diagnosed = ex.check(value)
+        for value in mistakes._values(mistakes.MISTAKES[measure][key](order, qrels, ex.k)):
+            if abs(value - ex.answer) > tol:
+                diagnosed = E.check(ex, repr(value)).mistake
                 assert diagnosed in mistakes.MISTAKES[measure]   # maybe an earlier equal slip
-                first = mistakes.MISTAKES[measure][diagnosed](ex.order, ex.qrels, ex.k)
-                assert any(abs(v - value) <= logic.TOLERANCE[measure]
-                           for v in mistakes._values(first))
-    facts = ex.facts()
+                first = mistakes.MISTAKES[measure][diagnosed](order, qrels, ex.k)
+                assert any(abs(v - value) <= tol for v in mistakes._values(first))
     for lang in ("ar", "en"):
-        texts = load_content("ndcg", lang)["exercise"]
-        for text in (*texts["feedback"].values(), texts["solution"]):
-            assert placeholders(text) <= set(facts)
+        values = E.feedback_values(ex, lang)
+        for key in ("correct", "not_a_number", "wrong_unknown", "percent_not_fraction",
+                    *E.mistake_ids(measure)):
+            assert placeholders(E.feedback_text(ex, key, lang)) <= set(values)
 
 
-def test_exercise_feedback_keys_cover_every_graded_mistake():
-    keys = {key for m in logic.GRADED_MEASURES for key in mistakes.MISTAKES[m]}
-    keys |= {"correct", "percent_not_fraction", "not_a_number", "wrong_unknown"}
+def test_exercise_feedback_covers_every_graded_mistake():
+    keys = {key for m in logic.EXERCISES for key in mistakes.MISTAKES[m]}
+    keys |= {"percent_not_fraction"}
     for lang in ("ar", "en"):
-        assert set(load_content("ndcg", lang)["exercise"]["feedback"]) == keys
+        assert all(mistakes.text(key, "feedback", lang) for key in keys)
+        verdicts = E.texts(lang)["verdict"]
+        assert {"not_a_number", "wrong_unknown"} <= set(verdicts["graded"])
+        assert "correct" in verdicts["any"]
 
 
 def test_the_pitfall_is_diagnosed_in_an_exercise():
     seed = next(s for s in range(500)
                 if "ideal_from_retrieved" in mistakes.distinct_mistakes(
-                    "ndcg", *_case(logic.graded_exercise(s, "ndcg"))))
-    ex = logic.graded_exercise(seed, "ndcg")
-    wrong = metrics.ndcg(ex.order, ex.qrels, ex.k, ideal="retrieved")
-    assert ex.check(wrong) == "ideal_from_retrieved"
-    assert ex.check(metrics.dcg(ex.order, ex.qrels, ex.k)) in ("not_normalised",
-                                                               "ideal_from_retrieved")
+                    "ndcg", *_case(E.generate("ndcg", s))))
+    ex = E.generate("ndcg", seed)
+    order = list(ex.ranking)
+    wrong = metrics.ndcg(order, ex.qrels, ex.k, ideal="retrieved")
+    assert E.check(ex, repr(wrong)).mistake == "ideal_from_retrieved"
+    assert E.check(ex, repr(metrics.dcg(order, ex.qrels, ex.k))).mistake in (
+        "not_normalised", "ideal_from_retrieved")
 
 
-def _case(ex: logic.GradedExercise):
-    return ex.order, ex.qrels, ex.k
+def _case(ex: E.Exercise):
+    return list(ex.ranking), ex.qrels, ex.k
 
 
 def test_solution_formulas_quote_the_answer():
-    ex = logic.graded_exercise(7, "ndcg")
-    facts = ex.facts()
+    ex = E.generate("ndcg", 7)
+    facts = E.feedback_values(ex, "en")
     assert f"= {logic.num(ex.answer)}`" in facts["ndcg_terms"]
     assert re.fullmatch(r"`DCG@\d+ = .*`", facts["dcg_terms"])
     assert math.isclose(facts["answer"], round(ex.answer, 4))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lessons.practice import logic
 from teaching import progress as pg
+from teaching.exercises import texts as exercise_texts
 from text.i18n import load_content
 
 
@@ -45,7 +46,7 @@ def test_mastery_table_keeps_numbers_left_to_right():
     p = pg.record_exercise(pg.Progress(), "precision", True, 1)
     p = pg.record_exercise(p, "precision", False, 2)
     head = load_content("practice", "en")["progress"]["labels"]
-    names = load_content("practice", "en")["exercise"]["names"]
+    names = exercise_texts("en")["names"]
     table = logic.mastery_table(p, ("precision", "recall"), names, head)
     assert "| precision@k | 1/2 | 0 | practising |" in table
     assert "| recall@k | 0/0 | 0 | not started |" in table

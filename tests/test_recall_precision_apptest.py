@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from teaching.exercises import ranking_exercise
+from teaching import exercises as E
+from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
 from text.i18n import load_content
@@ -91,15 +92,17 @@ def test_adding_documents_and_unretrieved_relevant_ones():
 
 
 def test_exercise_feedback_names_the_mistake():
-    seed = next(s for s in range(200) if ranking_exercise(s, "precision").facts().retrieved
-                < ranking_exercise(s, "precision").k)
-    ex = ranking_exercise(seed, "precision")
-    feedback = load_content("recall_precision", "en")["exercise"]["feedback"]
+    seed = next(s for s in range(200) if mistakes.facts(
+        list(E.generate("precision", s).ranking), set(E.generate("precision", s).relevant),
+        E.generate("precision", s).k).retrieved < E.generate("precision", s).k)
+    ex = E.generate("precision", seed)
+    facts = mistakes.facts(list(ex.ranking), set(ex.relevant), ex.k)
+    feedback = mistakes.text("precision_divided_by_retrieved", "feedback", "en")
     at = run({"ex": str(seed), "exm": "precision", "lang": "en"})
-    key = f"rp-ex-{seed}-precision-typed"
-    wrong = ex.facts().hits / ex.facts().retrieved
+    key = f"recall_precision-ex-compute-precision-{seed}-typed"
+    wrong = facts.hits / facts.retrieved
     answer(at, key, f"{wrong:.3f}")
-    assert feedback["precision_divided_by_retrieved"].split("(")[0].strip()[:40] in alerts(at)
+    assert feedback.split("(")[0].strip()[:40] in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
     assert at.success
 

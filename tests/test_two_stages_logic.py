@@ -10,6 +10,7 @@ import pytest
 
 from lessons.two_stages import logic
 from metrics.support import supported_share
+from teaching import mistakes
 from text import bidi
 from text.i18n import LANGS, load_content
 
@@ -119,10 +120,10 @@ def test_exercise_feedback_names_the_mistake():
     n = ex.numbers
     assert (n.supported, n.sentences, n.faithfulness) == (3, 4, 0.75)
     assert ex.check_faithfulness(0.75) == "correct"
-    assert ex.check_faithfulness(0.5) == "golden_only"      # only d4-backed sentences counted
-    assert ex.check_faithfulness(0.25) == "inverted"
-    assert ex.check_faithfulness(3.0) == "count"
-    assert ex.check_faithfulness(75) == "percent"
+    assert ex.check_faithfulness(0.5) == "faith_golden_only"  # only d4-backed sentences counted
+    assert ex.check_faithfulness(0.25) == "faith_unsupported_share"
+    assert ex.check_faithfulness(3.0) == "faith_count_not_share"
+    assert ex.check_faithfulness(75) == "percent_not_fraction"
     assert ex.check_faithfulness(0.9) == "wrong_unknown"
     assert ex.verdict == "invented"
     assert logic.stage_feedback("nothing", ex) == "stage_missed_invention"
@@ -137,9 +138,11 @@ def test_every_feedback_key_has_a_text(lang):
     feedback = content(lang)["exercise"]["feedback"]
     keys = {"stage_correct", "stage_missed_retrieval", "stage_blamed_retrieval",
             "stage_missed_ignored", "stage_not_ignored", "stage_missed_invention",
-            "stage_not_invented", "correct", "percent", "not_a_number", "wrong_unknown",
-            "solution", *logic.faithfulness_mistakes(logic.stage_exercise(1).numbers)}
+            "stage_not_invented", "correct", "not_a_number", "wrong_unknown", "solution"}
     assert keys <= set(feedback)
+    # the wrong formulas' feedback is the mistake catalogue's
+    wrong = {"percent_not_fraction", *logic.faithfulness_mistakes(logic.stage_exercise(1).numbers)}
+    assert all(mistakes.text(key, "feedback", lang) for key in wrong)
 
 
 # --- the diagram --------------------------------------------------------------------------------

@@ -63,7 +63,10 @@ PDI = "\u2069"  # POP DIRECTIONAL ISOLATE
 # Bidi controls a user could paste to scramble what others see (Trojan-Source style).
 _BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
 
-_ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+# The digits of the two Arabic numbering systems, 0 to 9: the one place they are written.
+ARABIC_INDIC_DIGITS = "٠١٢٣٤٥٦٧٨٩"           # Arabic (CLDR "arab")
+EASTERN_ARABIC_INDIC_DIGITS = "۰۱۲۳۴۵۶۷۸۹"   # Persian and Urdu keyboards (CLDR "arabext")
+_ARABIC_INDIC = str.maketrans("0123456789", ARABIC_INDIC_DIGITS)
 _ARABIC_DECIMAL = "\u066b"  # ARABIC DECIMAL SEPARATOR ٫
 
 # Protected segments are swapped for private-use placeholders while runs are found.

@@ -10,10 +10,10 @@ Two kinds of text, two places (see ``lessons/README.md``):
   ``{{name}}`` placeholders (numbers are formatted, strings are escaped for Markdown).
 
 The current language and digit style are set by the shell (``app.py``) at the top of
-every run and read here with :func:`current_lang` / :func:`current_digits`; a page run on
-its own (AppTest) gets the defaults. Files are parsed once and re-read only when their
-modification time changes, so a teacher's edit shows on the next rerun without a restart
-and a rerun costs one ``stat`` per file.
+every run, in the session that :mod:`runtime.state` hands to :func:`use_session`, and read
+here with :func:`current_lang` / :func:`current_digits`; plain Python gets the defaults.
+Files are parsed once and re-read only when their modification time changes, so a teacher's
+edit shows on the next rerun without a restart and a rerun costs one ``stat`` per file.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import math
 import numbers
 import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ __all__ = [
     "load_strings",
     "strings",
     "t",
+    "use_session",
 ]
 
 LANGS: tuple[str, ...] = ("ar", "en")
@@ -68,12 +69,23 @@ class Markup(str):
     """A string already safe as Markdown: :func:`fill` inserts it without escaping."""
 
 
-def _session_get(key: str, default: str) -> str:
-    try:
-        import streamlit as st
+# How this run's settings are read: the runtime hands over the session (runtime/state.py calls
+# use_session); text itself knows nothing of Streamlit. Unset in plain Python: the defaults.
+_session: Callable[[str, str], str] | None = None
 
-        return st.session_state.get(key, default)
-    except Exception:  # no Streamlit session (plain Python, tests)
+
+def use_session(read: Callable[[str, str], str] | None) -> None:
+    """Read the language and digit style from ``read(key, default)`` (a session's state)."""
+    global _session
+    _session = read
+
+
+def _session_get(key: str, default: str) -> str:
+    if _session is None:
+        return default
+    try:
+        return _session(key, default)
+    except Exception:  # no session (plain Python, tests): the defaults
         return default
 
 

@@ -44,7 +44,7 @@ from typing import Any
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from runtime import state
+from runtime import catalog, state
 from text import bidi
 from text.i18n import (
     Markup,
@@ -145,15 +145,6 @@ def label(text: str) -> str:
     return bidi.isolate(text, lang, digits=current_digits() if lang == "ar" else "latn")
 
 
-def chart_text(text: str) -> str:
-    """A chart's title, axis or legend label. Vega draws text itself, left to right, so in
-    Arabic the whole label is an RTL isolate (its Latin runs isolated LTR inside): without it
-    "وزن RR = 1/المرتبة" comes out with its words in the wrong order."""
-    if not text or current_lang() != "ar":
-        return text
-    return bidi.rtl(bidi.isolate_latin(text))
-
-
 def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
     text = bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
     return (
@@ -167,8 +158,10 @@ def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
 # --- lesson structure ----------------------------------------------------------------------
 
 
-def lesson_header(content: Mapping[str, Any], *, number: int | None = None) -> None:
-    """Title (h1), the one-line summary and links to the sections the lesson has."""
+def lesson_header(content: Mapping[str, Any], folder: str | None = None) -> None:
+    """Title (h1), the one-line summary and links to the sections the lesson has; above the
+    title, "Lesson n" when ``folder`` is a numbered lesson of the catalogue."""
+    number = catalog.number_of(folder) if folder else None
     lang = current_lang()
     title = bidi.isolate(bidi.escape_html(content.get("title", "")), lang, digits=current_digits())
     kicker = ""

@@ -36,13 +36,14 @@ the same rerun.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 import streamlit as st
 
-__all__ = ["LABEL_KEYS", "OPTIONAL_LABEL_KEYS", "ranking_editor"]
+__all__ = ["LABEL_KEYS", "OPTIONAL_LABEL_KEYS", "add_problem", "ranking_editor", "reordered"]
 
 _ASSETS = Path(__file__).with_name("ranking_editor")
 _COMPONENT_NAME = "mizan.ranking_editor"
@@ -245,3 +246,34 @@ def ranking_editor(
         height="content",
     )
     return out
+
+
+# --- what the lessons' buttons around the editor do (plain functions) ---------------------------
+
+
+def reordered(items: Sequence[tuple[str, int]], how: str) -> tuple[tuple[str, int], ...]:
+    """``"ideal"``: the most relevant first (a stable sort by grade, so ties keep their order);
+    ``"shuffle"``: a random order."""
+    out = list(items)
+    if how == "ideal":
+        out.sort(key=lambda item: -item[1])
+    else:
+        random.shuffle(out)
+    return tuple(out)
+
+
+def add_problem(typed: str, *, max_chars: int, taken: Collection[str], full: bool,
+                in_ranking: Collection[str] = ()) -> str | None:
+    """Why a document id typed to be added cannot be: ``"err_empty"``, ``"err_too_long"``,
+    ``"err_in_ranking"`` (it is in the ranking, when the list it goes to is another one),
+    ``"err_duplicate"`` (already in ``taken``), ``"err_too_many"`` (``full``); else None.
+    Each is a key of the lesson's own labels."""
+    if not typed:
+        return "err_empty"
+    if len(typed) > max_chars:
+        return "err_too_long"
+    if typed in in_ranking:
+        return "err_in_ranking"
+    if typed in taken:
+        return "err_duplicate"
+    return "err_too_many" if full else None

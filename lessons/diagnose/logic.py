@@ -17,10 +17,12 @@ from dataclasses import dataclass
 
 import metrics
 from metrics.support import supported_share
+from teaching import mistakes, scenarios
 
 STEPS = (1, 2, 3, 4)
 FIXES = ("retrieval", "prompt", "more_chunks", "bigger_model", "nothing")
 RIGHT_FIX = "retrieval"
+TOLERANCE = 0.005     # two decimals are enough
 MAX_SEED = 10**9
 
 
@@ -301,10 +303,10 @@ def check_support(sc: Scenario, picked: Sequence[frozenset[int]]
 
 # --- the worked example: the seed's five questions and its vector system --------------------------
 
-SEED_GOLDEN = {"q1": {"d1": 1}, "q2": {"d4": 1, "d5": 1}, "q3": {"d9": 1}, "q4": {"d2": 1},
-               "q5": {"d7": 1}}
-SEED_VECTOR = {"q1": ["d1", "d3", "d2"], "q2": ["d5", "d8", "d6"], "q3": ["d2", "d6", "d9"],
-               "q4": ["d3", "d1", "d8"], "q5": ["d7", "d5", "d1"]}
+SEED_GOLDEN = {q: dict.fromkeys(g, 1) for q, g in zip(scenarios.MRR.questions,
+                                                      scenarios.MRR.golden, strict=True)}
+SEED_VECTOR = {q: list(r) for q, r in zip(scenarios.MRR.questions, scenarios.MRR.runs["vector"],
+                                           strict=True)}
 
 
 def worked_values() -> dict[str, float]:
@@ -352,35 +354,21 @@ class RetrievalExercise:
     def failing(self) -> frozenset[str]:
         return frozenset(q for q, r in zip(self.ids, self.recalls, strict=True) if r < 1)
 
-    def mistakes(self) -> dict[str, float | None]:
-        """Wrong ways to average recall@k over the questions, in the order they are tried."""
-        t = self.table
-        hits = [metrics.binary.hits_at(list(r), set(g), self.k)
-                for r, g in zip(self.rankings, self.golden, strict=True)]
-        found = [r for r in self.recalls if r > 0]
-        return {
-            # all hits over all golden documents (weighs questions by their number of documents)
-            "pooled": sum(hits) / sum(len(g) for g in self.golden),
-            # the share of questions with at least one hit
-            "hit_rate": float(t[f"HitRate@{self.k}"].mean()),
-            # hits divided by k
-            "precision": float(t[f"P@{self.k}"].mean()),
-            # the questions with no hit left out of the mean
-            "skip_failures": _mean(found) if found else None,
-        }
+    @property
+    def questions(self) -> list[tuple[list[str], set[str]]]:
+        return [(list(r), set(g)) for r, g in zip(self.rankings, self.golden, strict=True)]
 
-    def check_mean(self, answer: float, tolerance: float = 0.005) -> str:
-        right = self.answer
-        tolerance += 1e-9
-        if abs(answer - right) <= tolerance:
-            return "correct"
-        if right and abs(answer - 100 * right) <= 100 * tolerance:
-            return "percent"
-        for key, value in self.mistakes().items():
-            if value is not None and abs(value - right) > tolerance \
-                    and abs(answer - value) <= tolerance:
-                return key
-        return "wrong_unknown"
+    def mistakes(self) -> dict[str, float | None]:
+        """Wrong ways to average recall@k over the questions (the mistake catalogue's, in the
+        order they are tried): pooled, the mean HitRate@k, the mean precision@k, the mean
+        without the failures."""
+        found = mistakes.mean_mistake_values("recall", self.questions, self.k)
+        return {key: values[0] if values else None for key, values in found.items()}
+
+    def check_mean(self, answer: float, tolerance: float = TOLERANCE) -> str:
+        """``"correct"``, the mistake of the catalogue that gives ``answer``,
+        ``"percent_not_fraction"`` or ``"wrong_unknown"``."""
+        return mistakes.diagnose_mean("recall", self.questions, answer, tolerance, k=self.k)
 
     def failing_feedback(self, picked: Iterable[str]) -> list[tuple[str, str]]:
         """(question, feedback key) for each question the learner got wrong."""
@@ -413,7 +401,8 @@ def retrieval_exercise(seed: int) -> RetrievalExercise:
     """Four questions, top 3 each, with 1 to 3 golden documents: at least one question where
     retrieval fails and one where it doesn't, at least one full hit whose first golden document
     sits below rank 1 (the trap), and at least two wrong ways of averaging that give a number
-    different from the right one. The same seed always gives the same exercise."""
+    different from the right one, none of them ambiguously close to it (the rule of every
+    generated exercise). The same seed always gives the same exercise."""
     rng = random.Random(seed)
     k = 3
     while True:
@@ -433,6 +422,7 @@ def retrieval_exercise(seed: int) -> RetrievalExercise:
         if not (1 <= sum(r < 1 for r in recalls) <= 3 and low_rank_full):
             continue
         ex = RetrievalExercise(seed, k, tuple(golden), tuple(rankings))
-        right = ex.answer
-        if sum(v is not None and abs(v - right) > 0.01 for v in ex.mistakes().values()) >= 2:
+        right, wrong = ex.answer, mistakes.mean_mistake_values("recall", ex.questions, k)
+        distinct = sum(any(abs(v - right) > 0.01 for v in vs) for vs in wrong.values())
+        if distinct >= 2 and mistakes.unambiguous(right, wrong, TOLERANCE):
             return ex

@@ -11,6 +11,7 @@ import streamlit as st
 
 from lessons.diagnose import logic
 from runtime import state
+from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
     Markup,
@@ -18,7 +19,7 @@ from text.i18n import (
     fmt_num,
     load_content,
 )
-from ui import layout
+from ui import layout, tables
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -162,12 +163,10 @@ def _ranking(ranking, golden=()) -> str:
 
 
 def _rankings_table() -> str:
-    rows = [f"| {labels['question']} | {fill(labels['top_k'], {'k': SC.k})} | "
-            f"{labels['golden']} |", "|---|---|---|"]
-    for q in SC.questions:
-        top = _ranking(q.retrieved[:SC.k], q.golden)
-        rows.append(f"| {q.id} | {top} | {code_list(q.golden)} |")
-    return "\n".join(rows)
+    return tables.table(
+        [labels["question"], fill(labels["top_k"], {"k": SC.k}), labels["golden"]],
+        [[Markup(q.id), Markup(_ranking(q.retrieved[:SC.k], q.golden)), code_list(q.golden)]
+         for q in SC.questions])
 
 
 def step2(s: state.UrlState) -> None:
@@ -197,16 +196,17 @@ def _retrieval_feedback(s: state.UrlState, words: dict) -> None:
     k = table.k
     layout.metric_row([(fill(labels["mean_recall"], {"k": k}), fmt_num(table.mean_recall, 2)),
                        (labels["mrr"], fmt_num(table.mrr, 2))])
-    rows = [f"| {labels['question']} | {fill(labels['recall'], {'k': k})} | {labels['rr']} | "
-            f"{labels['status']} |", "|---|---|---|---|"]
+    rows = []
     for r in table.rows:
         status = (f"**✗ {fill(words['status_failed'], {'ids': code_list(r.missing)})}**" if r.failed
                   else f"✓ {words['status_ok']}")
         name = f"**{r.question}**" if r.failed else r.question
-        rows.append(f"| {name} | {fmt_num(r.recall, 2)} | {fmt_num(r.rr, 2)} | {status} |")
-    rows.append(f"| {labels['mean']} | **{fmt_num(table.mean_recall, 2)}** | "
-                f"**{fmt_num(table.mrr, 2)}** | |")
-    layout.markdown("\n".join(rows))
+        rows.append([Markup(name), Markup(fmt_num(r.recall, 2)), Markup(fmt_num(r.rr, 2)),
+                     Markup(status)])
+    rows.append([Markup(labels["mean"]), tables.bold(Markup(fmt_num(table.mean_recall, 2))),
+                 tables.bold(Markup(fmt_num(table.mrr, 2))), Markup("")])
+    layout.markdown(tables.table([labels["question"], fill(labels["recall"], {"k": k}),
+                                  labels["rr"], labels["status"]], rows))
     layout.markdown(words["after"], {"mean_recall": round(table.mean_recall, 2),
                                      "mrr": round(table.mrr, 2)})
     if tuple(s["l"]) != logic.answer_key_labels(SC) and 1 in s["ck"]:
@@ -252,13 +252,12 @@ def _faith_feedback(s: state.UrlState, words: dict) -> None:
     table = logic.faithfulness_table(SC)
     layout.metric_row([(labels["faith_all"], fmt_num(table.mean_all, 2)),
                        (labels["faith_ok"], fmt_num(table.mean_retrieved, 2))])
-    rows = [f"| {labels['question']} | {labels['supported']} | {labels['faithfulness']} | "
-            f"{labels['status']} |", "|---|---|---|---|"]
-    for r in table.rows:
-        status = f"✓ {labels['ok']}" if r.retrieval_ok else f"**✗ {labels['failed']}**"
-        rows.append(f"| {r.question} | {r.supported} / {r.sentences} | "
-                    f"{fmt_num(r.faithfulness, 2)} | {status} |")
-    layout.markdown("\n".join(rows))
+    layout.markdown(tables.table(
+        [labels["question"], labels["supported"], labels["faithfulness"], labels["status"]],
+        [[Markup(r.question), Markup(f"{r.supported} / {r.sentences}"),
+          Markup(fmt_num(r.faithfulness, 2)),
+          Markup(f"✓ {labels['ok']}" if r.retrieval_ok else f"**✗ {labels['failed']}**")]
+         for r in table.rows]))
     layout.markdown(words["after"], {"mean_all": round(table.mean_all, 2),
                                      "mean_ok": round(table.mean_retrieved, 2)})
 
@@ -323,10 +322,10 @@ def exercise() -> None:
     feedback = c["exercise"]["feedback"]
     layout.new_exercise_button(s, words["new"], key="dg-ex-new")
     ex = logic.retrieval_exercise(s["ex"])
-    rows = [f"| {words['question']} | {words['golden']} | {words['top_k']} |", "|---|---|---|"]
-    for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True):
-        rows.append(f"| {q} | {code_list(gold)} | {_ranking(ranking)} |")
-    layout.markdown("\n".join(rows))
+    layout.markdown(tables.table(
+        [words["question"], words["golden"], words["top_k"]],
+        [[Markup(q), code_list(gold), Markup(_ranking(ranking))]
+         for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True)]))
     recalls = ex.recalls
     values = {"answer": round(ex.answer, 2), "ids": code_list(sorted(ex.failing)),
               "recalls": Markup(" + ".join(fmt_num(r, 2, digits="latn") for r in recalls)),
@@ -343,10 +342,10 @@ def exercise() -> None:
                 st.session_state.get(key + "-failing") or [])
     picked = st.session_state.get(key + "-failing-checked")
     if picked is not None:
-        mistakes = ex.failing_feedback(picked)
-        if not mistakes:
+        slips = ex.failing_feedback(picked)
+        if not slips:
             st.success(layout.label(fill(feedback["failing_right"], values)))
-        for q, mistake in mistakes:
+        for q, mistake in slips:
             facts = ex.facts(q)
             st.error(layout.label(fill(feedback[mistake],
                                        {**facts, "missing": code_list(facts["missing"])})))
@@ -357,13 +356,14 @@ def exercise() -> None:
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_mean(value)
-        layout.verdict_message(verdict, fill(feedback[verdict], values))
+        text = mistakes.text(verdict, "feedback") or feedback[verdict]   # a catalogue mistake?
+        layout.verdict_message(verdict, fill(text, values))
     layout.answer_block(key + "-solution", feedback["solution"], values, label=words["solution"])
 
 
 # --- the page -----------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=6)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})

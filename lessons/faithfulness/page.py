@@ -206,7 +206,7 @@ def worked_values() -> dict[str, object]:
 
 
 layout.lesson_css("faithfulness")
-layout.lesson_header(c, number=4)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=worked_values())
 with layout.section(c, "try_it"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,9 +15,15 @@ import numpy as np
 import pandas as pd
 
 import metrics
+from lessons.mrr import link as mrr_link
+from lessons.ndcg import link as ndcg_link
+from lessons.recall_precision import link as recall_precision_link
 from metrics.errors import FormatError, MetricError
 from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
+from runtime import catalog
+from ui import charts
+from ui.charts import PALETTE
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "examples"
 UPLOAD_LIMIT_MB = 200                       # per file, as st.file_uploader's max_upload_size
@@ -384,9 +390,8 @@ def delta_display(table: pd.DataFrame, words: Mapping[str, str]) -> pd.DataFrame
 
 # --- charts (plain Vega-Lite dicts; axes left to right in both languages) --------------------
 
-_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
-RUN_COLOURS = ("#1f6f5c", "#c27c0e")
-OUTCOME_COLOURS = {"win": "#1b7f5f", "tie": "#9aa3ad", "loss": "#c0392b"}
+RUN_COLOURS = (PALETTE["run_a"], PALETTE["run_b"])
+OUTCOME_COLOURS = {"win": PALETTE["good"], "tie": PALETTE["neutral"], "loss": PALETTE["bad"]}
 
 
 def histogram_rows(results: Mapping[str, pd.DataFrame], measure: str,
@@ -425,11 +430,8 @@ def histogram_chart(results: Mapping[str, pd.DataFrame], measure: str,
     }
     if len(runs) > 1:
         encoding["xOffset"] = {"field": "run", "type": "nominal", "sort": runs}
-    return {
-        "$schema": _SCHEMA, "height": 240, "width": "container",
-        "data": {"values": rows}, "mark": {"type": "bar"}, "encoding": encoding,
-        "config": {"view": {"stroke": None}},
-    }
+    return charts.spec(240, width="container", data={"values": rows}, mark={"type": "bar"},
+                       encoding=encoding)
 
 
 def delta_rows(cmp) -> list[dict]:
@@ -452,12 +454,11 @@ def delta_chart(cmp, labels: Mapping[str, str]) -> dict:
           "title": labels["query"], "axis": {"labelAngle": -40}} if few else
          {"field": "position", "type": "quantitative", "title": labels["position"],
           "scale": {"domain": [0, len(rows) + 1], "nice": False}})
-    return {
-        "$schema": _SCHEMA, "height": 260, "width": "container",
-        "data": {"values": rows},
-        "mark": {"type": "bar", **({} if few else {"width": {"band": 1}})} if few
+    return charts.spec(
+        260, width="container", data={"values": rows},
+        mark={"type": "bar"} if few
         else {"type": "bar", "size": max(0.5, min(4.0, 600 / max(len(rows), 1)))},
-        "encoding": {
+        encoding={
             "x": x,
             "y": {"field": "delta", "type": "quantitative", "title": labels["delta"]},
             "color": {"field": "outcome", "type": "nominal", "title": None,
@@ -468,27 +469,7 @@ def delta_chart(cmp, labels: Mapping[str, str]) -> dict:
                         {"field": "a", "title": "A", "format": ".3f"},
                         {"field": "b", "title": "B", "format": ".3f"},
                         {"field": "delta", "title": labels["delta"], "format": "+.3f"}],
-        },
-        "config": {"view": {"stroke": None}},
-    }
-
-
-def chart_svg(spec: dict) -> str:
-    """The chart drawn on the server (vl-convert: no browser, no network)."""
-    import vl_convert
-
-    return vl_convert.vegalite_to_svg(_fixed_width(spec))
-
-
-def chart_png(spec: dict) -> bytes:
-    import vl_convert
-
-    return vl_convert.vegalite_to_png(_fixed_width(spec), scale=2)
-
-
-def _fixed_width(spec: dict) -> dict:
-    # "container" means the page's width, which a server-side drawing does not have.
-    return {**spec, "width": 640} if spec.get("width") == "container" else spec
+        })
 
 
 # --- "explain this number": one query opened in a lesson ------------------------------------
@@ -527,19 +508,15 @@ def judgments_of(qrels: pd.DataFrame, query_id: str) -> dict[str, int]:
     return dict(zip(rows["doc_id"].astype(str), rows["grade"].astype(int), strict=True))
 
 
-def lesson_for(measure: str) -> str:
-    spec = parse(measure)
-    if spec.measure.family == "graded":
-        return "ndcg"
-    if spec.measure.family == "rank":
-        return "mrr"
-    return "recall-precision"
-
-
-_SCRIPTS = {"recall-precision": "lessons/recall_precision/page.py", "mrr": "lessons/mrr/page.py",
-            "ndcg": "lessons/ndcg/page.py"}
-RP_MAX, NDCG_MAX, MRR_POOL = 20, 10, 9
+# The lesson that teaches each family of measures, by its public link module.
+LINKS = {"binary": recall_precision_link, "rank": mrr_link, "graded": ndcg_link}
+RP_MAX = recall_precision_link.MAX_DOCS      # the lessons' limits, from their links
 MAX_ID = 30          # longer document ids are renamed in the link (URLs have a length limit)
+
+
+def lesson_for(measure: str):
+    """The link module of the lesson that teaches ``measure`` (lesson 2, 3 or 5)."""
+    return LINKS.get(parse(measure).measure.family, recall_precision_link)
 
 
 def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
@@ -552,77 +529,64 @@ def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
     return names, renamed
 
 
+def _explanation(lesson, params: dict[str, str], notes: list[str], shown: int) -> Explanation:
+    entry = next(e for e in catalog.LESSONS if e.folder == lesson.FOLDER)
+    return Explanation(entry.url_path, entry.script, params, tuple(dict.fromkeys(notes)), shown)
+
+
 def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
             grades: Mapping[str, int]) -> Explanation:
-    """The link that opens one query in the lesson that teaches ``measure``.
+    """The link that opens one query in the lesson that teaches ``measure``, built through that
+    lesson's ``link`` module.
 
     ``rankings``: run label -> that run's ranking for the query; ``grades``: its judgments.
-    Lessons hold short rankings (20, 10 or 9 documents): the top of the ranking is shown and
+    Lessons hold short rankings (their links say how long): the top of the ranking is shown and
     the notes say what was left out; the value for the shown cutoff stays exact where the
     lesson can show it."""
-    from runtime.state import encode_ranking
-
     spec = parse(measure)
     lesson = lesson_for(measure)
     rel = int(spec.params.get("rel", 1))
     ranking = next(iter(rankings.values()), [])
     notes: list[str] = []
-    if lesson == "recall-precision":
-        top = ranking[:RP_MAX]
-        relevant_left = [d for d, g in grades.items() if g >= rel and d not in set(top)]
-        names, renamed = _safe_ids(top + relevant_left[:RP_MAX])
-        if len(ranking) > RP_MAX:
-            notes.append("cut_top")
-        if len(relevant_left) > RP_MAX:
-            notes.append("cut_relevant")
-        if rel != 1:
-            notes.append("threshold")
-        k = spec.k if spec.k is not None else (len(ranking) if spec.measure.name != "Rprec"
-                                               else sum(g >= rel for g in grades.values()))
-        if not 1 <= k <= RP_MAX:
-            notes.append("cut_k")
-        params = {
-            "r": encode_ranking([(names[d], int(grades.get(d, 0) >= rel)) for d in top]),
-            "x": encode_ranking([(names[d], 1) for d in relevant_left[:RP_MAX]]),
-            "k": str(min(max(k, 1), RP_MAX)),
-        }
-        if not top:
-            notes.append("empty")
-            params["r"] = encode_ranking([("none", 0)])
-        if renamed:
-            notes.append("renamed")
-        return Explanation(lesson, _SCRIPTS[lesson], params, tuple(notes), len(top))
-    if lesson == "ndcg":
-        top = ranking[:NDCG_MAX]
+    if lesson is mrr_link:
+        return _explain_mrr(spec, rankings, grades, rel, notes)
+    most = lesson.MAX_DOCS
+    top = ranking[:most]
+    if lesson is ndcg_link:
         left = sorted(((d, g) for d, g in grades.items() if g > 0 and d not in set(top)),
                       key=lambda item: -item[1])
-        names, renamed = _safe_ids(top + [d for d, _ in left[:NDCG_MAX]])
-        clip = lambda g: min(max(int(g), 0), 5)  # noqa: E731 - the lesson's grades are 0..5
-        if any(g > 5 for g in grades.values()):
+        if any(g > ndcg_link.MAX_GRADE for g in grades.values()):
             notes.append("clipped_grades")
-        if len(ranking) > NDCG_MAX:
-            notes.append("cut_top")
-        if len(left) > NDCG_MAX:
-            notes.append("cut_relevant")
         k = spec.k if spec.k is not None else len(ranking)
-        if not 1 <= k <= NDCG_MAX:
-            notes.append("cut_k")
-        shown = [(names[d], clip(grades.get(d, 0))) for d in top] or [("none", 0)]
-        if not top:
-            notes.append("empty")
-        params = {
-            "r": encode_ranking(shown),
-            "x": encode_ranking([(names[d], clip(g)) for d, g in left[:NDCG_MAX]]),
-            "k": str(min(max(k, 1), NDCG_MAX)),
-            "s": "5" if any(g > 3 for _, g in shown) or any(g > 3 for _, g in left[:NDCG_MAX])
-            else "3",
-            "g": "exp" if spec.params.get("gain") == "exponential" else "lin",
-            "i": "ret" if spec.params.get("ideal") == "retrieved" else "jud",
-        }
-        if renamed:
-            notes.append("renamed")
-        return Explanation(lesson, _SCRIPTS[lesson], params, tuple(notes), len(top))
-    return _explain_mrr(spec, rankings, grades, rel, notes)
+    else:
+        left = [(d, 1) for d, g in grades.items() if g >= rel and d not in set(top)]
+        k = spec.k if spec.k is not None else (len(ranking) if spec.measure.name != "Rprec"
+                                               else sum(g >= rel for g in grades.values()))
+    names, renamed = _safe_ids(top + [d for d, _ in left[:most]])
+    notes += ["cut_top"] * (len(ranking) > most) + ["cut_relevant"] * (len(left) > most)
+    if rel != 1 and lesson is recall_precision_link:
+        notes.append("threshold")        # nDCG takes every grade as it is
+    if not 1 <= k <= most:
+        notes.append("cut_k")
+    if not top:
+        notes.append("empty")
+    k = min(max(k, 1), most)
+    if lesson is ndcg_link:
+        def clip(g: int) -> int:
+            return min(max(int(g), 0), ndcg_link.MAX_GRADE)
+
+        scenario = ndcg_link.Scenario(
+            [(names[d], clip(grades.get(d, 0))) for d in top] or [("none", 0)],
+            [(names[d], clip(g)) for d, g in left[:most]], k,
+            gain=str(spec.params.get("gain", "linear")),
+            ideal="retrieved" if spec.params.get("ideal") == "retrieved" else "judged")
+    else:
+        scenario = recall_precision_link.Scenario(
+            [(names[d], int(grades.get(d, 0) >= rel)) for d in top] or [("none", 0)],
+            [names[d] for d, _ in left[:most]], k)
+    if renamed:
+        notes.append("renamed")
+    return _explanation(lesson, lesson.link(scenario), notes, len(top))
 
 
 def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, int], rel: int,
@@ -636,19 +600,17 @@ def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, i
         notes.append("one_run")
     relevant = [d for d, g in grades.items() if g >= rel]
     rel_set = set(relevant)
+    pool = list(mrr_link.POOL)
     best = 1
-    for t in range(MRR_POOL, 0, -1):
+    for t in range(len(pool), 0, -1):
         docs = list(dict.fromkeys([*runs[0][:t], *runs[1][:t]]))
-        extra = 1 if relevant and not (rel_set & set(docs)) else 0
-        if not relevant:
-            extra = 1
-        if len(docs) + extra <= MRR_POOL:
+        extra = 1 if not relevant or not (rel_set & set(docs)) else 0
+        if len(docs) + extra <= len(pool):
             best = t
             break
     docs = list(dict.fromkeys([*runs[0][:best], *runs[1][:best]]))
     if any(len(r) > best for r in runs):
         notes.append("cut_top")
-    pool = [f"d{i}" for i in range(1, MRR_POOL + 1)]
     names = {d: pool[i] for i, d in enumerate(docs)}
     free = pool[len(docs):]
     golden = [names[d] for d in docs if d in rel_set]
@@ -671,32 +633,14 @@ def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, i
             notes.append("empty")
         shown.append(mapped)
     k = spec.k if spec.k is not None else best
-    if not 1 <= k <= MRR_POOL:
+    if not 1 <= k <= len(pool):
         notes.append("cut_k")
-    golden_q1 = sorted(dict.fromkeys(golden), key=lambda d: int(d[1:]))
-    measure = {"RR": "rr", "AP": "ap"}.get(spec.measure.name, "rr")
-    params = {
-        "q": "q1",
-        "g": _runs_text([golden_q1, *MRR_SEED_GOLDEN[1:]]),
-        "v": _runs_text([shown[0], *MRR_SEED_VECTOR[1:]]),
-        "h": _runs_text([shown[1], *MRR_SEED_HYBRID[1:]]),
-        "k": str(min(max(k, 1), MRR_POOL)),
-        "n": str(spec.params.get("norm", "R")),
-        "m": measure,
-        "s": "vector",
-    }
+    seed = mrr_link.SEED      # questions q2..q5 stay the lesson's own
+    scenario = mrr_link.Scenario(
+        golden=[sorted(dict.fromkeys(golden), key=lambda d: int(d[1:])), *seed.golden[1:]],
+        vector=[shown[0], *seed.runs["vector"][1:]], hybrid=[shown[1], *seed.runs["hybrid"][1:]],
+        question=mrr_link.QUESTIONS[0], k=min(max(k, 1), len(pool)),
+        norm=str(spec.params.get("norm", "R")),
+        measure={"RR": "rr", "AP": "ap"}.get(spec.measure.name, "rr"), system="vector")
     notes.append("seed_others")
-    return Explanation("mrr", _SCRIPTS["mrr"], params, tuple(dict.fromkeys(notes)), best)
-
-
-# The MRR lesson's own five questions (the seed text's example, as in its URL format): the
-# lab replaces q1 with the user's query and keeps q2..q5, which the lesson's link must carry.
-MRR_SEED_GOLDEN = (("d1",), ("d4", "d5"), ("d9",), ("d2",), ("d7",))
-MRR_SEED_VECTOR = (("d1", "d3", "d2"), ("d5", "d8", "d6"), ("d2", "d6", "d9"),
-                   ("d3", "d1", "d8"), ("d7", "d5", "d1"))
-MRR_SEED_HYBRID = (("d1", "d2", "d3"), ("d4", "d5", "d8"), ("d9", "d2", "d6"),
-                   ("d2", "d3", "d1"), ("d5", "d7", "d1"))
-
-
-def _runs_text(runs: Iterable[Sequence[str]]) -> str:
-    return ".".join("-".join(r) for r in runs)
+    return _explanation(mrr_link, mrr_link.link(scenario), notes, best)

@@ -16,8 +16,9 @@ import streamlit as st
 from lessons.lab import logic
 from metrics.errors import FormatError, MetricError
 from metrics.registry import REGISTRY
+from runtime import catalog
 from text.i18n import Markup, current_lang, fill, fmt_num, load_content
-from ui import layout
+from ui import charts, layout, tables
 
 FOLDER = "lab"
 FILES, SEEN, PROBLEMS, CACHE, PASTE = "lab.files", "lab.seen", "lab.problems", "lab.cache", \
@@ -122,7 +123,9 @@ def inputs_section() -> None:
     layout.markdown(f"**{inputs['examples_heading']}**")
     cols = st.columns(2)
     for col, example in zip(cols, logic.EXAMPLES, strict=True):
-        col.button(inputs[f"example_{example.key}"], key=f"lab-example-{example.key}",
+        number = catalog.number_of(logic.lesson_for(example.measure).FOLDER)
+        col.button(fill(inputs[f"example_{example.key}"], {"lesson": number}),
+                   key=f"lab-example-{example.key}",
                    on_click=use_example, args=(example.key,), icon=":material/science:",
                    width="stretch")
     layout.markdown(inputs["example_note"])
@@ -210,12 +213,12 @@ def counts_table(runs, results) -> None:
     values = {label: {"queries": x.queries, "missing": len(x.missing),
                       "unjudged": len(x.unjudged), "no_relevant": len(x.no_relevant),
                       "ties": x.tied_pairs, "duplicates": x.duplicates} for label, x in n.items()}
-    head = "| | " + " | ".join(f"**{label}**" for label in runs) + " |"
-    rows = [head, "|---|" + "---:|" * len(runs)]
-    rows += [f"| {res[row]} | " + " | ".join(f"{values[label][row]:,}" for label in runs) + " |"
-             for row in COUNT_ROWS]
+    counts = tables.table(
+        ["", *(f"**{label}**" for label in runs)],
+        [[Markup(res[row]), *(Markup(f"{values[label][row]:,}") for label in runs)]
+         for row in COUNT_ROWS], align=["left", *["right"] * len(runs)])
     with st.container(key="lab-counts"):
-        layout.markdown("\n".join(rows))
+        layout.markdown(counts)
     for label, run in runs.items():
         notes_for(f"{label} ({run.name})", run, results[label], n[label])
 
@@ -241,10 +244,10 @@ def notes_for(run_name: str, run: logic.Loaded, table, n: logic.Counts) -> None:
 
 def chart_downloads(spec: dict, stem: str, key: str) -> None:
     cols = st.columns(2)
-    cols[0].download_button(res["download_svg"], lambda: logic.chart_svg(spec),
+    cols[0].download_button(res["download_svg"], lambda: charts.svg(spec),
                             file_name=f"{stem}.svg", mime="image/svg+xml", key=f"{key}-svg",
                             on_click="ignore", icon=":material/download:")
-    cols[1].download_button(res["download_png"], lambda: logic.chart_png(spec),
+    cols[1].download_button(res["download_png"], lambda: charts.png(spec),
                             file_name=f"{stem}.png", mime="image/png", key=f"{key}-png",
                             on_click="ignore", icon=":material/download:")
 
@@ -253,7 +256,7 @@ def chart_labels() -> dict[str, str]:
     words = {"queries": res["chart_queries"], "run": res["run"], "better": cmp_text["better"],
              "same": cmp_text["same"], "worse": cmp_text["worse"], "query": cmp_text["query"],
              "position": cmp_text["position"], "delta": cmp_text["delta"]}
-    return {key: layout.chart_text(text) for key, text in words.items()}
+    return {key: charts.text(text) for key, text in words.items()}
 
 
 @layout.friendly_errors("lab.results")

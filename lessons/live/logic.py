@@ -9,11 +9,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from live.service import QuestionSpec, Tally
-from teaching import mistakes
+from teaching import exercises, measures, mistakes, scenarios
+from teaching.exercises import Exercise
+from ui.charts import PALETTE
 
-MEASURES = ("recall", "precision", "rr", "ap", "ndcg")
-MEASURE_NAMES = {"recall": "recall@{k}", "precision": "precision@{k}", "rr": "RR@{k}",
-                 "ap": "AP@{k}", "ndcg": "nDCG@{k}"}
+MEASURES = ("recall", "precision", "rr", "ap", "ndcg")   # the verdicts "which is better?" names
+# every measure a live question can ask about (the measures of one ranking)
+QUESTION_MEASURES = measures.keys("binary", "ap", "graded")
 TEMPLATES = ("value_numeric", "value_choice", "predict_swap", "better")
 MAX_CHOICES = 4
 CHOICE_DECIMALS = 2
@@ -37,24 +39,41 @@ class Scenario:
             out["other"] = list(self.other)
         return out
 
+    @classmethod
+    def of(cls, key: str, seed: scenarios.Ranked) -> Scenario:
+        return cls(key, seed.ranking, dict(seed.qrels), seed.k, seed.other)
 
-# The lessons' worked examples (lessons 2, 3 and 5): the same numbers the class has seen.
+
+# The lessons' worked examples (teaching.scenarios): the same numbers the class has seen.
 SCENARIOS: Mapping[str, Scenario] = {
-    "binary": Scenario("binary", ("d7", "d2", "d9", "d4", "d1"), {"d2": 1, "d4": 1}, 3),
-    "graded": Scenario("graded", ("d7", "d2", "d9", "d4", "d1"),
-                       {"d7": 3, "d2": 2, "d9": 3, "d4": 0, "d1": 1, "d8": 3}, 5),
-    # system A finds one relevant document first; B finds both, lower down
-    "two_systems": Scenario("two_systems", ("d2", "d7", "d9", "d1", "d5"), {"d2": 1, "d4": 1},
-                            5, other=("d7", "d9", "d2", "d1", "d4")),
+    "binary": Scenario.of("binary", scenarios.RECALL_PRECISION),       # lesson 2
+    "graded": Scenario.of("graded", scenarios.NDCG_JUDGED),            # lesson 5, the pitfall
+    "two_systems": Scenario.of("two_systems", scenarios.TWO_SYSTEMS),
 }
+# the lesson each scenario comes from (its number is the catalogue's)
+SCENARIO_LESSONS = {"binary": "recall_precision", "graded": "ndcg"}
+
+
+def exercise_scenario(ex: Exercise) -> Scenario:
+    """A generated exercise as a live question's scenario: the same measure and seed give the
+    same case as in a lesson, in /practice and behind a shared link (``teaching.exercises``)."""
+    if ex.kind != "compute" or not ex.ranking:
+        raise ValueError("only an exercise on one ranking can be a live question")
+    return Scenario("exercise", ex.ranking, dict(ex.judgments), ex.k)
+
+
+def exercise_question(measure: str, seed: int) -> QuestionSpec:
+    """"What is <measure>@k?" on the exercise of ``(measure, seed)``."""
+    return value_numeric(exercise_scenario(exercises.generate(measure, seed)), measure)
 
 
 def value(measure: str, ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
     return float(mistakes.MEASURES[measure](list(ranking), dict(qrels), k))
 
 
-def measure_name(measure: str, k: int) -> str:
-    return MEASURE_NAMES[measure].format(k=k)
+def measure_name(measure: str, k: int | str) -> str:
+    """``recall@3``: the measure's name from ``teaching.measures``."""
+    return measures.name(measure, k)
 
 
 def fmt(x: float, decimals: int = CHOICE_DECIMALS) -> str:
@@ -76,7 +95,7 @@ def value_numeric(sc: Scenario, measure: str) -> QuestionSpec:
     """"What is <measure>@k?": a typed number; wrong numbers are diagnosed in the tally."""
     right = value(measure, sc.ranking, sc.qrels, sc.k)
     return QuestionSpec("numeric", "value_numeric", f"{right:.4f}", scenario=sc.as_dict(),
-                        measure=measure, tolerance=0.005)
+                        measure=measure, tolerance=measures.MEASURES[measure].tolerance)
 
 
 def value_choice(sc: Scenario, measure: str) -> QuestionSpec:
@@ -95,7 +114,7 @@ def value_choice(sc: Scenario, measure: str) -> QuestionSpec:
             break
         if other != measure and (other != "ndcg" or max(sc.qrels.values(), default=0) > 1):
             options.setdefault(fmt(value(other, sc.ranking, sc.qrels, sc.k)),
-                               f"judged_by_{other}")
+                               mistakes.judged_by(other))
     ordered = sorted(options, key=float)
     return QuestionSpec("choice", "value_choice", right, scenario=sc.as_dict(), measure=measure,
                         options=[{"value": v, "mistake": options[v]} for v in ordered])
@@ -109,28 +128,14 @@ def swap_effect(sc: Scenario, measure: str, i: int, j: int) -> str:
     return "up" if after > before else "down"
 
 
-def _swap_mistake(sc: Scenario, measure: str, i: int, j: int, right: str, picked: str) -> str:
-    """Why a student would predict ``picked`` when the answer is ``right``."""
-    if right == "same":
-        if i > sc.k and j > sc.k:
-            return "swap_beyond_k"
-        if sc.qrels.get(sc.ranking[i - 1], 0) == sc.qrels.get(sc.ranking[j - 1], 0):
-            return "swap_same_grade"
-        return "order_inside_k"
-    if picked == "same":
-        if (i <= sc.k) != (j <= sc.k):
-            return "cutoff_ignored"
-        return "position_ignored"
-    return "swap_direction"
-
-
 def predict_swap(sc: Scenario, measure: str, i: int, j: int) -> QuestionSpec:
     """"After swapping ranks i and j, <measure>@k will go up / go down / stay the same"."""
     if not (1 <= i < j <= len(sc.ranking)):
         raise ValueError("ranks out of range")
     right = swap_effect(sc, measure, i, j)
+    same_grade = sc.qrels.get(sc.ranking[i - 1], 0) == sc.qrels.get(sc.ranking[j - 1], 0)
     options = [{"value": v, "mistake": None if v == right
-                else _swap_mistake(sc, measure, i, j, right, v)}
+                else mistakes.swap_mistake(right, v, i, j, sc.k, same_grade)}
                for v in ("up", "same", "down")]
     return QuestionSpec("choice", "predict_swap", right, measure=measure, options=options,
                         scenario={**sc.as_dict(), "swap": [i, j]})
@@ -147,14 +152,10 @@ def better(sc: Scenario, measure: str) -> QuestionSpec:
         b = value(m, sc.other, sc.qrels, sc.k)
         return "tie" if abs(a - b) < 1e-9 else ("A" if a > b else "B")
 
+    verdicts = {m: verdict(m) for m in MEASURES}
     right = verdict(measure)
-    options = []
-    for v in ("A", "B", "tie"):
-        reason = None
-        if v != right:
-            reason = next((f"judged_by_{m}" for m in MEASURES if m != measure
-                           and verdict(m) == v), "better_unknown")
-        options.append({"value": v, "mistake": reason})
+    options = [{"value": v, "mistake": None if v == right
+                else mistakes.better_mistake(verdicts, measure, v)} for v in ("A", "B", "tie")]
     return QuestionSpec("choice", "better", right, measure=measure, options=options,
                         scenario=sc.as_dict())
 
@@ -183,8 +184,13 @@ def ranking_rows(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> li
 
 def unretrieved(ranking: Sequence[str], qrels: Mapping[str, int]) -> list[str]:
     """Judged relevant documents the system never returned (they count for recall and IDCG)."""
+    return [d for d, _ in unretrieved_graded(ranking, qrels)]
+
+
+def unretrieved_graded(ranking: Sequence[str], qrels: Mapping[str, int]) -> list[tuple[str, int]]:
+    """The same documents with their grades."""
     seen = set(ranking)
-    return [d for d, g in qrels.items() if g >= 1 and d not in seen]
+    return [(d, g) for d, g in qrels.items() if g >= 1 and d not in seen]
 
 
 def share_of_correct(t: Tally) -> float:
@@ -208,7 +214,7 @@ def distribution_chart(t: Tally, words: Mapping[str, str], *, revealed: bool,
              "encoding": {
                  "color": {"field": "status", "type": "nominal", "legend": None,
                            "scale": {"domain": ["correct", "other"],
-                                     "range": ["#1a7f37", "#8c959f"]}},
+                                     "range": [PALETTE["good"], PALETTE["neutral"]]}},
                  "tooltip": [{"field": "answer", "title": words["answer"]},
                              {"field": "count", "title": words["count"]}]}},
             {"mark": {"type": "text", "dy": -8, "fontSize": 14},

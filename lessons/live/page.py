@@ -25,10 +25,12 @@ from sqlalchemy.exc import SQLAlchemyError
 from lessons.live import logic
 from live.models import NICKNAME_MAX
 from live.service import LiveError, LiveService, Question, normalise_code, service
-from runtime import state
+from runtime import catalog, state
+from teaching import exercises, measures, mistakes
+from teaching.exercises import MAX_SEED
 from text import bidi
 from text.i18n import Markup, current_lang, direction, fill, load_content
-from ui import layout, share
+from ui import layout, share, tables
 
 FOLDER = "live"
 HOST, ME = "live-host", "live-me"
@@ -87,14 +89,11 @@ def ranking_table(ranking: list[str], qrels: dict, k: int) -> str:
     """A Markdown table of the ranking (ids are escaped: a custom ranking is typed text)."""
     s = c["screen"]
     graded = max(qrels.values(), default=0) > 1
-    lines = [f"| {s['rank']} | {s['document']} | {s['grade' if graded else 'relevant']} |",
-             "|---|---|---|"]
-    for row in logic.ranking_rows(ranking, qrels, k):
-        mark = str(row["grade"]) if graded else ("✓" if row["grade"] >= 1 else "✗")
-        doc = "`" + row["id"].replace("`", "").replace("|", "\\|") + "`"
-        rank = f"**{row['rank']}**" if row["in_k"] else f"{row['rank']}"
-        lines.append(f"| {rank} | {doc} | {mark} |")
-    return "\n".join(lines)
+    return tables.table(
+        [s["rank"], s["document"], s["grade" if graded else "relevant"]],
+        [[tables.bold(row["rank"]) if row["in_k"] else row["rank"], tables.code(row["id"]),
+          row["grade"] if graded else Markup("✓" if row["grade"] >= 1 else "✗")]
+         for row in logic.ranking_rows(ranking, qrels, k)])
 
 
 def scenario_notes(scenario: dict) -> str:
@@ -433,11 +432,12 @@ def join_panel(code: str, key: str) -> None:
 
 def _custom_scenario() -> logic.Scenario | None:
     cp = c["compose"]
-    seed = logic.SCENARIOS["graded"]
+    seed = logic.SCENARIOS["graded"]   # lesson 5's ranking and the judged chunk it missed
     default = state.encode_ranking((d, seed.qrels.get(d, 0)) for d in seed.ranking)
+    missed = state.encode_ranking(logic.unretrieved_graded(seed.ranking, seed.qrels))
     typed = st.text_input(layout.label(cp["ranking"]), value=default, key="live-custom-r",
                           help=cp["ranking_help"], max_chars=400)
-    extra = st.text_input(layout.label(cp["extra"]), value="d8.3", key="live-custom-x",
+    extra = st.text_input(layout.label(cp["extra"]), value=missed, key="live-custom-x",
                           max_chars=200)
     try:
         items = state.decode_ranking(typed.strip(), max_items=20, max_id_chars=20)
@@ -452,21 +452,38 @@ def _custom_scenario() -> logic.Scenario | None:
     return logic.Scenario("custom", tuple(d for d, _ in items), qrels, min(5, len(items)))
 
 
+def scenario_name(key: str) -> str:
+    """A scenario's name in the composer, with the number the catalogue gives its lesson."""
+    folder = logic.SCENARIO_LESSONS.get(key)
+    number = catalog.number_of(folder) if folder else None
+    return fill(c["compose"]["scenarios"][key], {"lesson": number or ""})
+
+
 def composer(code: str, key: str) -> None:
     cp = c["compose"]
     layout.markdown(f"#### {cp['heading']}")
     template = st.selectbox(layout.label(cp["template"]), logic.TEMPLATES, key="live-template",
                             format_func=lambda t: cp["templates"][t])
-    choices = ["two_systems"] if template == "better" else ["binary", "graded", "custom"]
+    choices = (["two_systems"] if template == "better"
+               else ["binary", "graded", "exercise", "custom"])
+    names = {s: scenario_name(s) for s in choices}   # formatted once, in this run's language
     picked = st.selectbox(layout.label(cp["scenario"]), choices, key=f"live-sc-{template}",
-                          format_func=lambda s: cp["scenarios"][s])
-    sc = _custom_scenario() if picked == "custom" else logic.SCENARIOS[picked]
+                          format_func=names.__getitem__)
+    measure = st.selectbox(layout.label(cp["measure"]), logic.QUESTION_MEASURES,
+                           index=logic.QUESTION_MEASURES.index(logic.MEASURES[0]),
+                           key="live-measure", format_func=lambda m: logic.measure_name(m, "k"))
+    k_key = f"live-k-{picked}"
+    if picked == "exercise":   # the same exercise as a lesson's or /practice's with this seed
+        seed = st.number_input(layout.label(cp["seed"]), 0, MAX_SEED, value=1, key="live-seed",
+                               help=cp["seed_help"])
+        sc = logic.exercise_scenario(exercises.generate(measure, int(seed)))
+        k_key += f"-{measure}-{seed}"      # a new exercise starts at its own k
+    else:
+        sc = _custom_scenario() if picked == "custom" else logic.SCENARIOS[picked]
     if sc is None:
         return
-    measure = st.selectbox(layout.label(cp["measure"]), logic.MEASURES, key="live-measure",
-                           format_func=lambda m: logic.MEASURE_NAMES[m].format(k="k"))
     k = st.number_input(layout.label(cp["k"]), 1, max(1, len(sc.ranking)),
-                        value=min(sc.k, len(sc.ranking)), key=f"live-k-{picked}")
+                        value=min(sc.k, len(sc.ranking)), key=k_key)
     sc = logic.Scenario(sc.key, sc.ranking, sc.qrels, int(k), sc.other)
     swap = (2, min(5, len(sc.ranking)))
     if template == "predict_swap":
@@ -479,7 +496,7 @@ def composer(code: str, key: str) -> None:
                                  key="live-swap-i")
         j = cols[1].number_input(layout.label(cp["swap_j"]), 1, n, value=n, key="live-swap-j")
         swap = (min(i, j), max(i, j))
-    if measure == "ndcg" and max(sc.qrels.values(), default=0) <= 1:
+    if measures.family(measure) == "graded" and max(sc.qrels.values(), default=0) <= 1:
         st.info(layout.label(cp["ndcg_needs_grades"]), icon=":material/info:")
     try:
         spec = logic.build(template, sc, measure, swap)
@@ -579,8 +596,9 @@ def reveal_panel(q: Question, tally) -> None:
         return
     text = fill(s["top_wrong"], {"answer": labels.get(tally.top_wrong, tally.top_wrong),
                                  "n": tally.top_wrong_count})
-    if tally.mistake and tally.mistake in c["misconception"]:
-        text += "\n\n" + c["misconception"][tally.mistake]
+    misconception = mistakes.text(tally.mistake, "misconception") if tally.mistake else None
+    if misconception:
+        text += "\n\n" + misconception
     st.warning(layout.label(text), icon=":material/psychology_alt:")
 
 

@@ -9,36 +9,34 @@ the tests check against ``metrics.evaluate``.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
+from lessons.mrr import link
 from metrics.binary import num_relevant
 from metrics.rank import AP_NORMS, relevant_ranks
-from teaching import mistakes
+from teaching import measures, mistakes
+from ui import charts
+from ui.charts import PALETTE
 
-SYSTEMS = ("vector", "hybrid")
-QUESTIONS = ("q1", "q2", "q3", "q4", "q5")
-POOL = tuple(f"d{i}" for i in range(1, 10))          # the documents a ranking can hold
-SEED_GOLDEN = (("d1",), ("d4", "d5"), ("d9",), ("d2",), ("d7",))
-SEED_RUNS = {
-    "vector": (("d1", "d3", "d2"), ("d5", "d8", "d6"), ("d2", "d6", "d9"), ("d3", "d1", "d8"),
-               ("d7", "d5", "d1")),
-    "hybrid": (("d1", "d2", "d3"), ("d4", "d5", "d8"), ("d9", "d2", "d6"), ("d2", "d3", "d1"),
-               ("d5", "d7", "d1")),
-}
-SEED_K = 3
-SEED_QUESTION = "q2"
-COMPARE_ON = ("rr", "recall", "ap")     # the measure the per-question comparison uses
+SYSTEMS = link.SYSTEMS
+QUESTIONS = link.QUESTIONS
+POOL = link.POOL                         # the documents a ranking can hold
+SEED_GOLDEN = link.SEED.golden           # the seed's five questions, two systems
+SEED_RUNS = link.SEED.runs
+SEED_K = link.SEED.k
+COMPARE_ON = link.COMPARE_ON             # the measure the per-question comparison uses
 MEAN_ORDER = ("recall", "rr", "ap")      # recall@k, MRR, MAP@k: the seed's order
 NORMS = AP_NORMS                         # ("R", "retrieved", "min_k_R")
+EXERCISES = ("ap", "mrr")                # "try it yourself" draws one of these
 #: which key of ``metrics.REGISTRY["AP"].conventions`` describes each AP normaliser
 NORM_CONVENTION = {"R": "trec_eval", "retrieved": "retrieved", "min_k_R": "min_k_R"}
 
-Ranking = tuple[str, ...]
-Runs = tuple[Ranking, ...]   # one ranking (or golden set) per question, in QUESTIONS order
+Ranking = link.Ranking
+Runs = link.Runs             # one ranking (or golden set) per question, in QUESTIONS order
+encode_runs, parse_runs = link.encode_runs, link.parse_runs
 
 
 # --- the scenario and its URL encoding -------------------------------------------------------
@@ -63,33 +61,6 @@ class Scenario:
         return QUESTIONS.index(q)
 
 
-def _doc_number(doc: str) -> int:
-    return int(doc[1:])
-
-
-def encode_runs(runs: Runs) -> str:
-    """``(("d1", "d3"), ("d5",))`` → ``"d1-d3.d5"`` (ids come from :data:`POOL`: URL-safe)."""
-    return ".".join("-".join(ranking) for ranking in runs)
-
-
-def parse_runs(raw: str, *, golden: bool = False, n: int = len(QUESTIONS)) -> Runs:
-    """Inverse of :func:`encode_runs`; raises ``ValueError`` on anything else: a wrong number of
-    questions, an id outside :data:`POOL`, a duplicate, an empty ranking. Golden sets come back
-    sorted (their order means nothing)."""
-    if len(raw) > 400:
-        raise ValueError("too long")
-    parts = raw.split(".")
-    if len(parts) != n:
-        raise ValueError("wrong number of questions")
-    out = []
-    for part in parts:
-        docs = part.split("-")
-        if not part or len(set(docs)) != len(docs) or not set(docs) <= set(POOL):
-            raise ValueError(f"bad ranking {part!r}")
-        out.append(tuple(sorted(docs, key=_doc_number)) if golden else tuple(docs))
-    return tuple(out)
-
-
 def replace(runs: Runs, index: int, ranking: Sequence[str]) -> Runs:
     """``runs`` with the ranking of question ``index`` replaced."""
     return tuple(tuple(ranking) if i == index else r for i, r in enumerate(runs))
@@ -97,7 +68,7 @@ def replace(runs: Runs, index: int, ranking: Sequence[str]) -> Runs:
 
 def golden_set(docs: Sequence[str]) -> Ranking:
     """A golden set in its canonical (sorted) order."""
-    return tuple(sorted(dict.fromkeys(docs), key=_doc_number))
+    return tuple(sorted(dict.fromkeys(docs), key=lambda d: int(d[1:])))
 
 
 def edit_returned(ranking: Ranking, chosen: Sequence[str]) -> Ranking:
@@ -133,13 +104,14 @@ def measure_spec(measure: str, k: int, norm: str = "R") -> str:
 
 
 def measure_label(measure: str, k: int) -> str:
-    """How the page names one question's value: ``RR``, ``recall@3``, ``AP@3``."""
-    return {"rr": "RR", "recall": f"recall@{k}", "ap": f"AP@{k}"}[measure]
+    """How the page names one question's value: ``RR``, ``recall@3``, ``AP@3`` (this lesson's
+    RR is uncut: trec_eval's ``recip_rank``)."""
+    return measures.name(measure, None if measure == "rr" else k)
 
 
 def mean_label(measure: str, k: int) -> str:
     """How the page names the mean over questions: ``MRR``, ``recall@3``, ``MAP@3``."""
-    return {"rr": "MRR", "recall": f"recall@{k}", "ap": f"MAP@{k}"}[measure]
+    return measures.name(measure, None if measure == "rr" else k, mean=True)
 
 
 @dataclass(frozen=True)
@@ -241,16 +213,14 @@ def deltas_chart(res: Compared, labels: Mapping[str, str]) -> dict:
              "label": signed(d.delta), "a": round(d.a, 4), "b": round(d.b, 4),
              "offset": 0.14 if d.delta >= 0 else -0.14}
             for d in res.deltas]
-    colours = {names["win"]: "#1b7f5f", names["tie"]: "#9aa3ad", names["loss"]: "#c0392b"}
+    colours = {names["win"]: PALETTE["good"], names["tie"]: PALETTE["neutral"],
+               names["loss"]: PALETTE["bad"]}
     x = {"field": "question", "type": "ordinal", "title": labels["question"],
          "sort": [d.question for d in res.deltas], "axis": {"labelAngle": 0}}
-    # The data sits in each layer, not at the top: Streamlit converts top-level data to Arrow on
-    # every rerun (a few ms); inline layer data is sent as it is.
+    # The data sits in each layer, not at the top (ui.charts.inline says why).
     data = {"values": rows}
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "height": 230,
-        "layer": [
+    return charts.spec(
+        230, layer=[
             {"data": data, "mark": {"type": "bar", "width": {"band": 0.6}},
              "encoding": {
                  "x": x,
@@ -258,22 +228,20 @@ def deltas_chart(res: Compared, labels: Mapping[str, str]) -> dict:
                        "scale": {"domain": [-1.2, 1.2], "nice": False},
                        "axis": {"values": [-1, -0.5, 0, 0.5, 1]}},
                  "color": {"field": "outcome", "type": "nominal", "title": None,
-                           "scale": {"domain": list(colours), "range": list(colours.values())},
+                           "scale": charts.scale(colours),
                            "legend": {"orient": "bottom", "columns": 3}},
                  "tooltip": [{"field": "question", "title": labels["question"]},
                              {"field": "a", "title": labels.get("a", "vector"), "format": ".2f"},
                              {"field": "b", "title": labels.get("b", "hybrid"), "format": ".2f"},
                              {"field": "label", "title": labels["delta_axis"]}]}},
-            {"data": data, "mark": {"type": "rule", "color": "#5b6472"},
+            {"data": data, "mark": {"type": "rule", "color": PALETTE["rule"]},
              "encoding": {"y": {"datum": 0}}},
             {"data": data,
              "transform": [{"calculate": "datum.delta + datum.offset", "as": "text_y"}],
              "mark": {"type": "text", "fontSize": 13, "baseline": "middle"},
              "encoding": {"x": x, "y": {"field": "text_y", "type": "quantitative"},
                           "text": {"field": "label"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    }
+        ])
 
 
 # --- AP step by step -------------------------------------------------------------------------
@@ -358,9 +326,8 @@ def worked_values() -> dict[str, float]:
     # MRR is not 1 / mean rank: hybrid's first hits are at ranks 1, 1, 1, 1, 2 (the wrong
     # formulas come from the mistake catalogue, the same ones the exercise diagnoses).
     hybrid = [(list(r), set(g)) for r, g in zip(s.hybrid, s.golden, strict=True)]
-    wrong = mistakes.MEAN_MISTAKES["mrr"]
-    out["h_mean_rank"] = wrong["mrr_mean_rank"](hybrid)
-    out["h_inverse_mean_rank"] = wrong["mrr_inverse_mean_rank"](hybrid)
+    out["h_mean_rank"] = mistakes.CATALOGUE["mrr_mean_rank"].formula(hybrid)
+    out["h_inverse_mean_rank"] = mistakes.CATALOGUE["mrr_inverse_mean_rank"].formula(hybrid)
     return out
 
 
@@ -397,121 +364,3 @@ def counter_verdict(res: Compared) -> str:
     if not cmp.losses:
         return "clean"
     return "hidden" if 2 * cmp.losses >= len(cmp.per_query) else "higher"
-
-
-# --- exercises ---------------------------------------------------------------------------------
-
-EXERCISE_KINDS = ("ap", "mrr")
-MAX_SEED = 10**9
-
-
-def _pick_docs(rng: random.Random, n: int) -> list[str]:
-    return [f"d{x}" for x in rng.sample(range(1, 13), n)]
-
-
-@dataclass(frozen=True)
-class ApExercise:
-    """AP of one ranking, N = R (trec_eval), over the whole list."""
-
-    seed: int
-    ranking: Ranking
-    relevant: frozenset[str]
-    kind: str = "ap"
-
-    @property
-    def k(self) -> int:
-        return len(self.ranking)
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEASURES["ap"](list(self.ranking), set(self.relevant), self.k)
-
-    @property
-    def unretrieved(self) -> list[str]:
-        return sorted(set(self.relevant) - set(self.ranking), key=_doc_number)
-
-    def work(self) -> ApWork:
-        return ap_work(self.ranking, golden_set(self.relevant), self.k, "R")
-
-    def check(self, answer: float) -> str:
-        return mistakes.diagnose("ap", list(self.ranking), set(self.relevant), self.k, answer)
-
-    def distinct(self) -> list[str]:
-        return mistakes.distinct_mistakes("ap", list(self.ranking), set(self.relevant), self.k)
-
-
-@dataclass(frozen=True)
-class MrrExercise:
-    """MRR over three or four questions, each with its own ranking and relevant documents."""
-
-    seed: int
-    rankings: tuple[Ranking, ...]
-    relevant: tuple[frozenset[str], ...]
-    kind: str = "mrr"
-
-    @property
-    def questions(self) -> list[tuple[list[str], set[str]]]:
-        return [(list(r), set(g)) for r, g in zip(self.rankings, self.relevant, strict=True)]
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEAN_MEASURES["mrr"](self.questions)
-
-    def first_ranks(self) -> list[int | None]:
-        return [(ranks[0] if ranks else None)
-                for ranks in (relevant_ranks(r, g) for r, g in self.questions)]
-
-    def rrs(self) -> list[float]:
-        return [metrics.reciprocal_rank(r, g) for r, g in self.questions]
-
-    def check(self, answer: float) -> str:
-        return mistakes.diagnose_mean("mrr", self.questions, answer)
-
-    def distinct(self) -> list[str]:
-        return mistakes.distinct_mean_mistakes("mrr", self.questions)
-
-
-def ap_exercise(seed: int) -> ApExercise:
-    """A ranking of 4–7 documents with 1–3 relevant ones among them (sometimes one more that was
-    never retrieved), where at least one known wrong formula gives a different number."""
-    rng = random.Random(seed)
-    while True:
-        length = rng.randint(4, 7)
-        docs = _pick_docs(rng, length + 1)
-        ranking, spare = docs[:length], docs[length]
-        n_rel = 1 if rng.random() < 0.2 else rng.randint(2, 3)
-        relevant = set(rng.sample(ranking, n_rel))
-        if rng.random() < 0.35:
-            relevant.add(spare)
-        case = ApExercise(seed, tuple(ranking), frozenset(relevant))
-        if case.distinct():
-            return case
-
-
-def mrr_exercise(seed: int) -> MrrExercise:
-    """Three or four questions; first hits at different ranks, sometimes a question with no hit
-    at all; at least one known wrong formula gives a different number."""
-    rng = random.Random(seed)
-    while True:
-        rankings, relevant = [], []
-        for _ in range(rng.randint(3, 4)):
-            length = rng.randint(3, 5)
-            docs = _pick_docs(rng, length + 1)
-            ranking, spare = docs[:length], docs[length]
-            if rng.random() < 0.2:
-                rel = {spare}                      # the system missed it entirely
-            else:
-                rel = set(rng.sample(ranking, 1 if rng.random() < 0.6 else 2))
-            rankings.append(tuple(ranking))
-            relevant.append(frozenset(rel))
-        case = MrrExercise(seed, tuple(rankings), tuple(relevant))
-        found = [r for r in case.first_ranks() if r is not None]
-        if len(found) >= 2 and len(set(found)) > 1 and case.distinct():
-            return case
-
-
-def exercise(seed: int, kind: str | None = None) -> ApExercise | MrrExercise:
-    """The exercise of ``seed`` (``kind`` "ap", "mrr", or None for either, chosen by the seed)."""
-    if kind is None:
-        kind = EXERCISE_KINDS[seed % len(EXERCISE_KINDS)]
-    return ap_exercise(seed) if kind == "ap" else mrr_exercise(seed)

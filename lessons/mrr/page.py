@@ -11,40 +11,21 @@ import dataclasses
 
 import streamlit as st
 
-from lessons.mrr import logic
+from lessons.mrr import link, logic
 from runtime import state
-from teaching.answers import parse_number
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from ui import layout
+from ui import charts, exercise_panel, layout, tables
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
 FOLDER = "mrr"
-RUN_PARAM = {"vector": "v", "hybrid": "h"}
+RUN_PARAM = {system: link.KEYS[system] for system in link.SYSTEMS}   # its URL key
 
 
-def _runs_field(default: logic.Runs, *, golden: bool = False) -> state.Field:
-    return state.Field(default, lambda raw: logic.parse_runs(raw, golden=golden),
-                       logic.encode_runs)
-
-
-FIELDS = {
-    "q": state.choice_field(logic.SEED_QUESTION, logic.QUESTIONS),
-    "g": _runs_field(logic.SEED_GOLDEN, golden=True),
-    "v": _runs_field(logic.SEED_RUNS["vector"]),
-    "h": _runs_field(logic.SEED_RUNS["hybrid"]),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=len(logic.POOL)),
-    "n": state.choice_field("R", logic.NORMS),
-    "m": state.choice_field("rr", logic.COMPARE_ON),
-    "s": state.choice_field("vector", logic.SYSTEMS),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 COUNTER_FIELDS = {
     "cq": state.choice_field("q3", logic.COUNTER_QUESTIONS),
     "cb": state.Field(logic.COUNTER_B, logic.parse_counter, logic.encode_runs),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
-    "exm": state.choice_field("any", ("any", *logic.EXERCISE_KINDS)),
 }
 
 c = load_content(FOLDER)
@@ -107,7 +88,7 @@ def _set_returned(s: state.UrlState, system: str, qi: int, key: str) -> None:
 def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None) -> dict:
     words = {"question": labels["question"], "delta_axis": axis or labels["delta_axis"],
              "better": labels["better"], "same": labels["same"], "worse": labels["worse"]}
-    return {**{key: layout.chart_text(text) for key, text in words.items()}, "a": a, "b": b}
+    return {**{key: charts.text(text) for key, text in words.items()}, "a": a, "b": b}
 
 
 @st.fragment
@@ -173,9 +154,7 @@ def interactive() -> None:
                                   default=s["s"], key=s.key("s"))
     s.set(s=system or s["s"])
     work = logic.ap_work(row.rankings[s["s"]], golden, sc.k, sc.norm)
-    lines = [labels["ap_explain"], "",
-             f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} | "
-             f"{labels['precision_here']} |", "|---|---|---|---|"]
+    steps = []
     for step in work.steps:
         if step.precision is not None:
             here = f"{step.hits}/{step.rank} = {fmt_num(step.precision, 2, digits='latn')}"
@@ -183,9 +162,12 @@ def interactive() -> None:
             here = labels["below_k"]
         else:
             here = "—"
-        mark = f"**{labels['relevant']}**" if step.relevant else labels["not_relevant"]
-        lines.append(f"| {step.rank} | `{step.doc}` | {mark} | {here} |")
-    lines += ["", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
+        mark = tables.bold(Markup(labels["relevant"])) if step.relevant else labels["not_relevant"]
+        steps.append([step.rank, tables.code(step.doc), Markup(mark), Markup(here)])
+    lines = [labels["ap_explain"], "",
+             tables.table([labels["rank"], labels["document"], labels["relevant_q"],
+                    labels["precision_here"]], steps),
+             "", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
     if work.missed:
         lines += ["", labels["missed"]]
     with st.container(key="mrr-ap-steps"):
@@ -194,14 +176,12 @@ def interactive() -> None:
 
     # --- all five questions ---------------------------------------------------------------------
     avg = logic.means(sc, rows)
-    means = [f"### {labels['all_questions']}", "", f"**{labels['means']}**", "",
-             "| | " + " | ".join(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER) + " |",
-             "|---|" + "---|" * len(logic.MEAN_ORDER)]
-    means += [f"| `{system}` | " + " | ".join(f"**{fmt_num(avg[system][m], 2, digits='latn')}**"
-                                            for m in logic.MEAN_ORDER) + " |"
-              for system in logic.SYSTEMS]
+    means = tables.table(
+        ["", *(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER)],
+        [[tables.code(system), *(tables.bold(num(avg[system][m])) for m in logic.MEAN_ORDER)]
+         for system in logic.SYSTEMS])
     with st.container(key="mrr-means"):
-        layout.markdown("\n".join(means))
+        layout.markdown(f"### {labels['all_questions']}\n\n**{labels['means']}**\n\n{means}")
 
     on = st.segmented_control(layout.label(labels["compare_on"]), logic.COMPARE_ON,
                               required=True, default=s["m"], key=s.key("m"),
@@ -229,24 +209,22 @@ def interactive() -> None:
 
     verdicts = {"win": f"▲ {labels['better']}", "tie": f"= {labels['same']}",
                 "loss": f"**▼ {labels['worse']}**"}
-    table = [f"#### {labels['table_heading']}", "",
-             f"**{measure}** · `Δ = {labels['delta_axis']}`", "",
-             f"|  | `vector` | `hybrid` | {labels['delta']} | "
-             f"{labels['verdict']} |", "|---|---|---|---|---|"]
-    table += [f"| {d.question} | {fmt_num(d.a, 2, digits='latn')} | "
-              f"{fmt_num(d.b, 2, digits='latn')} | {logic.signed(d.delta)} | "
-              f"{verdicts[d.outcome]} |" for d in res.deltas]
+    deltas = tables.table(
+        ["", tables.code("vector"), tables.code("hybrid"), labels["delta"], labels["verdict"]],
+        [[Markup(d.question), num(d.a), num(d.b), Markup(logic.signed(d.delta)),
+          Markup(verdicts[d.outcome])] for d in res.deltas])
     with st.container(key="mrr-table"):
-        layout.markdown("\n".join(table))
+        layout.markdown(f"#### {labels['table_heading']}\n\n"
+                        f"**{measure}** · `Δ = {labels['delta_axis']}`\n\n{deltas}")
     st.vega_lite_chart(logic.deltas_chart(res, _chart_labels()), width="stretch")
     paired_tests(res)
 
     with st.expander(layout.label(labels["glance"])):
-        glance = [f"| {labels['question']} | {labels['golden_short']} | `vector` | `hybrid` |",
-                  "|---|---|---|---|"]
-        glance += [f"| {r.question} | {code_set(r.golden)} | {code(r.rankings['vector'])} | "
-                   f"{code(r.rankings['hybrid'])} |" for r in rows]
-        layout.markdown("\n".join(glance))
+        layout.markdown(tables.table(
+            [labels["question"], labels["golden_short"], tables.code("vector"),
+             tables.code("hybrid")],
+            [[Markup(r.question), code_set(r.golden), code(r.rankings["vector"]),
+              code(r.rankings["hybrid"])] for r in rows]))
 
 
 def paired_tests(res: logic.Compared) -> None:
@@ -316,81 +294,9 @@ def counter_example() -> None:
                   key="mrr-counter-reset")
 
 
-# --- the exercise ------------------------------------------------------------------------------
-
-
-@st.fragment
-@layout.friendly_errors("mrr.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *logic.EXERCISE_KINDS)
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    shown = {o: layout.label(words[o]) for o in options}                    # formatted this run
-    chosen = cols[0].selectbox(layout.label(words["kind"]), options,
-                               index=options.index(s["exm"]),
-                               format_func=shown.__getitem__, key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="mrr-ex-new", where=cols[1], width="stretch")
-    ex = logic.exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-    values = _exercise_values(ex)
-    if ex.kind == "ap":
-        yes = f"**{labels['relevant']}**"
-        table = "\n".join(
-            [f"| {labels['rank']} | {labels['document']} | {labels['relevant_q']} |",
-             "|---|---|---|"]
-            + [f"| {i} | `{d}` | {yes if d in ex.relevant else '—'} |"
-               for i, d in enumerate(ex.ranking, start=1)])
-        missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
-        layout.markdown(
-            f"**{words['returned']}:**\n\n{table}\n\n"
-            + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n"
-               if missed else "")
-            + f"**{c['exercise']['question_ap']}**")
-    else:
-        table = "\n".join(
-            [f"| {words['question']} | {words['ranking']} | {words['relevant_set']} |",
-             "|---|---|---|"]
-            + [f"| q{i} | {code(r)} | {code_set(logic.golden_set(g))} |"
-               for i, (r, g) in enumerate(zip(ex.rankings, ex.relevant, strict=True), start=1)])
-        layout.markdown(f"{table}\n\n**{c['exercise']['question_mrr']}**", values)
-
-    key = f"mrr-ex-{ex.seed}-{ex.kind}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        value = parse_number(typed)
-        verdict = "not_a_number" if value is None else ex.check(value)
-        text = fill(c["exercise"]["feedback"][verdict], values)
-        layout.verdict_message(verdict, text)
-    solution = (words["solution_ap"] if ex.kind == "ap" and values["ranks"] != words["none"]
-                else words["solution_ap_none"] if ex.kind == "ap" else words["solution_mrr"])
-    layout.answer_block(f"mrr-ex-{ex.seed}-{ex.kind}", solution, values,
-                        label=words["solution"])
-
-
-def _exercise_values(ex) -> dict:
-    none = c["exercise"]["labels"]["none"]
-    if ex.kind == "ap":
-        work = ex.work()
-        ranks = [str(st_.rank) for st_ in work.steps if st_.precision is not None]
-        return {"answer": num(ex.answer), "R": work.denominators["R"],
-                "retrieved": work.denominators["retrieved"], "k": ex.k,
-                "ranks": Markup(", ".join(ranks) or none),
-                "terms": Markup(", ".join(work.terms) or none),
-                "sum": Markup(" + ".join(work.terms) or "0"), "n": 1, "rrs": Markup("")}
-    firsts = ex.first_ranks()
-    rrs = [f"1/{r}" if r else "0" for r in firsts]
-    return {"answer": num(ex.answer), "n": len(firsts), "R": 0, "retrieved": 0, "k": 0,
-            "ranks": Markup(", ".join(str(r) if r else none for r in firsts)),
-            "rrs": Markup(", ".join(rrs)), "sum": Markup(" + ".join(rrs)),
-            "terms": Markup("")}
-
-
 # --- the page ----------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=3)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 worked = logic.worked_values()
 layout.section(c, "worked_example", values={
@@ -402,7 +308,7 @@ with layout.section(c, "try_it"):
 with layout.myths(c):
     counter_example()
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)

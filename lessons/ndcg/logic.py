@@ -8,28 +8,30 @@ numbers a learner types against them.
 
 from __future__ import annotations
 
-import math
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import metrics
-from teaching import mistakes
+from lessons.ndcg import link
+from teaching import measures, mistakes, scenarios
 from teaching.answers import parse_number
-from text.i18n import Markup, fmt_num
+from text.i18n import fmt_num
+from ui import charts
+from ui.charts import PALETTE
 
-# "Who is Anna Pavlovna?" over chunks of War and Peace: exact answer 3, partial mention 2,
-# barely related 1, irrelevant 0. The grades in rank order are the seed's [3, 2, 3, 0, 1].
-SEED_RANKING: tuple[tuple[str, int], ...] = (("d3", 3), ("d8", 2), ("d1", 3), ("d6", 0), ("d5", 1))
-SEED_K = 5
+# "Who is Anna Pavlovna?" over chunks of War and Peace (teaching.scenarios.NDCG): the grades in
+# rank order are the seed's [3, 2, 3, 0, 1].
+SEED_RANKING: tuple[tuple[str, int], ...] = link.SEED.graded
+SEED_K = link.SEED.k
 # The judged chunk the system never retrieved (an exact answer): the pitfall's example.
-EXAMPLE_MISSED: tuple[str, int] = ("d2", 3)
-MAX_DOCS = 10
-MAX_ID_CHARS = 40
-SCALES = ("3", "5")
-GAINS = {"lin": "linear", "exp": "exponential"}
-IDEALS = {"ret": "retrieved", "jud": "judged"}
+EXAMPLE_MISSED: tuple[str, int] = scenarios.NDCG_MISSED
+MAX_DOCS = link.MAX_DOCS
+MAX_ID_CHARS = link.MAX_ID_CHARS
+SCALES = link.SCALES
+GAINS = link.GAINS
+IDEALS = link.IDEALS
+EXERCISES = measures.keys("graded")   # "try it yourself" draws one of these
 
 
 @dataclass(frozen=True)
@@ -177,23 +179,6 @@ def tidy(value: float) -> float | int:
 
 # --- charts (plain Vega-Lite dicts: cheaper per rerun than Altair) -----------------------------
 
-_SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
-_BLUE, _LIGHT, _GREEN, _GREY = "#2f6fde", "#b9cdf3", "#1b7f5f", "#9aa3af"
-
-
-def _inline(spec: dict) -> dict:
-    """Keep the rows inside the specification. Streamlit converts a *top-level* ``data.values``
-    to an Arrow table on every rerun (about 2 ms a chart); rows inside a layer travel as JSON,
-    which for a dozen rows is far cheaper."""
-    inner = {key: spec.pop(key) for key in ("data", "encoding", "layer") if key in spec}
-    return {**spec, "layer": [inner]}
-
-
-def _legend() -> dict:
-    """Every chart has a one-row legend above its plot, so the four plots line up."""
-    return {"orient": "top", "columns": 2, "labelLimit": 220, "symbolSize": 80}
-
-
 def _rank_axis(title: str) -> dict:
     return {"field": "rank", "type": "ordinal", "title": title, "sort": "ascending",
             "axis": {"labelAngle": 0}}
@@ -208,15 +193,16 @@ def discount_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                      "counted": counted, "shown": num(metrics.discount(i), 2)})
         rows.append({"rank": i, "series": labels["rr_series"], "value": 1 / i,
                      "counted": counted, "shown": ""})
-    colours = {labels["discount_series"]: _BLUE, labels["rr_series"]: _GREY}
+    colours = {labels["discount_series"]: PALETTE["accent"],
+               labels["rr_series"]: PALETTE["neutral"]}
     colour = {"field": "series", "type": "nominal", "title": None,
-              "scale": {"domain": list(colours), "range": list(colours.values())},
-              "legend": _legend()}
+              "scale": charts.scale(colours),
+              "legend": charts.legend()}
     x = _rank_axis(labels["rank"])
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             {"mark": {"type": "line", "strokeWidth": 2},
              "encoding": {"y": {"field": "value", "type": "quantitative",
                                 "title": labels["weight"], "scale": {"domain": [0, 1]}},
@@ -234,12 +220,10 @@ def discount_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                                       {"field": "series", "title": labels["weight"]},
                                       {"field": "value", "title": labels["weight"],
                                        "format": ".4f"}]}},
-            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": _BLUE},
+            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": PALETTE["accent"]},
              "encoding": {"y": {"field": "value", "type": "quantitative"},
                           "text": {"field": "shown"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def position_rows(sc: Scenario) -> list[dict]:
@@ -260,7 +244,7 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
         row["counted"] = labels["counted"] if row["in_top_k"] else labels["not_counted"]
         row["label"] = f"{row['doc']} ({row['grade']})"
     domain = [labels["gain_series"], labels["contribution_series"]]
-    colour_scale = {"domain": domain, "range": [_LIGHT, _BLUE]}
+    colour_scale = {"domain": domain, "range": [PALETTE["accent_light"], PALETTE["accent"]]}
     opacity = {"field": "counted", "type": "nominal", "legend": None,
                "scale": {"domain": [labels["counted"], labels["not_counted"]],
                          "range": [1, 0.3]}}
@@ -270,16 +254,16 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                {"field": "contribution", "title": labels["contribution_series"],
                 "format": ".4f"}]
     top = max([row["gain"] for row in rows] + [1.0])
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": _rank_axis(labels["rank"])},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": _rank_axis(labels["rank"])},
+        layer=[
             {"mark": {"type": "bar", "width": {"band": 0.7}},
              "encoding": {"y": {"field": "gain", "type": "quantitative",
                                 "title": labels["gain_axis"], "scale": {"domain": [0, top * 1.15]}},
                           "color": {"datum": labels["gain_series"], "title": None,
                                     "scale": colour_scale,
-                                    "legend": _legend()},
+                                    "legend": charts.legend()},
                           "opacity": opacity, "tooltip": tooltip}},
             {"mark": {"type": "bar", "width": {"band": 0.35}},
              "encoding": {"y": {"field": "contribution", "type": "quantitative"},
@@ -288,19 +272,18 @@ def gain_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
             {"mark": {"type": "text", "dy": -8, "fontSize": 12},
              "encoding": {"y": {"field": "gain", "type": "quantitative"},
                           "text": {"field": "label"}, "opacity": opacity}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def _k_marker(k: int) -> list[dict]:
     """A dashed vertical line at the current k, labelled ``k = 5`` at the top."""
     return [
         {"data": {"values": [{}]},
-         "mark": {"type": "rule", "color": _GREY, "strokeDash": [4, 3], "strokeWidth": 1.5},
+         "mark": {"type": "rule", "color": PALETTE["neutral"], "strokeDash": [4, 3],
+                  "strokeWidth": 1.5},
          "encoding": {"x": {"datum": k}}},
         {"data": {"values": [{}]},
-         "mark": {"type": "text", "fontSize": 12, "color": "#5f6b7a", "align": "left",
+         "mark": {"type": "text", "fontSize": 12, "color": PALETTE["label"], "align": "left",
                   "dx": 5, "dy": -6},
          "encoding": {"x": {"datum": k}, "y": {"value": "height"},
                       "text": {"value": f"k = {k}"}}},
@@ -318,15 +301,15 @@ def cumulative_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
     for row in cumulative_rows(sc):
         rows.append({"k": row["k"], "series": labels["dcg_series"], "value": row["dcg"]})
         rows.append({"k": row["k"], "series": labels["idcg_series"], "value": row["idcg"]})
-    colours = {labels["dcg_series"]: _BLUE, labels["idcg_series"]: _GREEN}
+    colours = {labels["dcg_series"]: PALETTE["accent"], labels["idcg_series"]: PALETTE["good"]}
     colour = {"field": "series", "type": "nominal", "title": None,
-              "scale": {"domain": list(colours), "range": list(colours.values())},
-              "legend": _legend()}
+              "scale": charts.scale(colours),
+              "legend": charts.legend()}
     x = {"field": "k", "type": "ordinal", "title": labels["k_axis"], "axis": {"labelAngle": 0}}
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             *_k_marker(sc.depth),
             {"mark": {"type": "line", "point": {"filled": True, "size": 60}, "strokeWidth": 2},
              "encoding": {"y": {"field": "value", "type": "quantitative",
@@ -336,34 +319,31 @@ def cumulative_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
                                       {"field": "series", "title": " "},
                                       {"field": "value", "title": labels["value"],
                                        "format": ".4f"}]}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 def ndcg_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
     """nDCG@k as k grows, on a fixed 0–1 scale: it can go down as well as up."""
     rows = [{**row, "shown": num(row["ndcg"], 2)} for row in cumulative_rows(sc)]
     x = {"field": "k", "type": "ordinal", "title": labels["k_axis"], "axis": {"labelAngle": 0}}
-    return _inline({
-        "$schema": _SCHEMA, "data": {"values": rows}, "height": 270,
-        "encoding": {"x": x},
-        "layer": [
+    return charts.inline(charts.spec(
+        270, data={"values": rows},
+        encoding={"x": x},
+        layer=[
             *_k_marker(sc.depth),
             {"mark": {"type": "line", "point": {"filled": True, "size": 60}, "strokeWidth": 2},
              "encoding": {"color": {"datum": labels["ndcg_series"], "title": None,
-                                    "scale": {"range": [_BLUE]}, "legend": _legend()},
+                                    "scale": {"range": [PALETTE["accent"]]},
+                                    "legend": charts.legend()},
                           "y": {"field": "ndcg", "type": "quantitative",
                                 "title": labels["ndcg_axis"], "scale": {"domain": [0, 1.08]},
                                 "axis": {"values": [0, 0.25, 0.5, 0.75, 1], "format": ".2~f"}},
                           "tooltip": [{"field": "k", "title": "k"},
                                       {"field": "ndcg", "title": "nDCG@k", "format": ".4f"}]}},
-            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": _BLUE},
+            {"mark": {"type": "text", "dy": -11, "fontSize": 12, "color": PALETTE["accent"]},
              "encoding": {"y": {"field": "ndcg", "type": "quantitative"},
                           "text": {"field": "shown"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    })
+        ]))
 
 
 # --- the step table: fully worked, then faded one column at a time ------------------------------
@@ -371,7 +351,7 @@ def ndcg_chart(sc: Scenario, labels: Mapping[str, str]) -> dict:
 STEP_COLUMNS: tuple[str, ...] = ("gain", "discount", "contribution", "dcg", "ndcg")
 # Backward fading: the last step is left to the learner first, the first step last.
 FADE_ORDER: tuple[str, ...] = ("ndcg", "dcg", "contribution", "discount", "gain")
-MAX_FADE = len(FADE_ORDER)
+MAX_FADE = link.MAX_STEPS        # one level per column (a test checks)
 CELL_TOLERANCE = 0.006          # two correct decimals are enough
 # The table's columns, left to right, and their pixel widths: 730 px in all, which Streamlit
 # stretches in proportion to a wider text column (on a phone the table scrolls sideways). Rows
@@ -418,7 +398,7 @@ class CellCheck:
     status: str                 # "empty" | "right" | "wrong" | "unreadable"
     expected: float
     typed: float | None = None
-    hint: str | None = None     # a key of try_it.steps.hints when a known slip fits
+    hint: str | None = None     # the mistake id (teaching.mistakes) when a known slip fits
 
 
 def _close(a: float | None, b: float | None, tol: float = CELL_TOLERANCE) -> bool:
@@ -482,38 +462,13 @@ def _own_value(row: StepRow, previous: StepRow | None, column: str, used) -> flo
 
 def _cell_hint(row: StepRow, previous: StepRow | None, column: str, value: float, gain: str,
                rows: Sequence[StepRow]) -> str | None:
-    i, g = row.rank, row.grade
-    if column == "gain":
-        other = "linear" if gain == "exponential" else "exponential"
-        if _close(value, metrics.gain_of(g, other)):
-            return "gain_" + other
-        return None
-    if column == "discount":
-        candidates = {"discount_log2_i": 1 / math.log2(i) if i > 1 else None,
-                      "discount_log2_i_plus_2": 1 / math.log2(i + 2),
-                      "discount_ln": 1 / math.log(i + 1),
-                      "discount_reciprocal_rank": 1 / i,
-                      "discount_not_inverted": math.log2(i + 1)}
-        return next((k for k, v in candidates.items() if _close(value, v)), None)
-    if column == "contribution":
-        if row.gain > 0 and _close(value, row.gain * math.log2(i + 1)):
-            return "contribution_multiplied"
-        if i > 1 and _close(value, row.gain):
-            return "contribution_no_discount"
-        return None
-    if column == "dcg":
-        if previous and previous.dcg > 0 and _close(value, row.contribution):
-            return "running_not_summed"
-        return None
-    if column == "ndcg":
-        last = rows[-1]
-        if row.dcg > 0 and _close(value, row.idcg / row.dcg):
-            return "ndcg_inverted"
-        if row is not last and last.idcg > 0 and _close(value, row.dcg / last.idcg):
-            return "ndcg_final_idcg"
-        if row.idcg > 0 and _close(value, row.dcg):
-            return "ndcg_not_divided"
-    return None
+    """The mistake of the catalogue (``teaching.mistakes``) that puts ``value`` in this cell."""
+    last = rows[-1]
+    cell = mistakes.Cell(rank=row.rank, grade=row.grade, gain_kind=gain, gain=row.gain,
+                         contribution=row.contribution, dcg=row.dcg, idcg=row.idcg,
+                         previous_dcg=previous.dcg if previous else None, final_idcg=last.idcg,
+                         last=row is last)
+    return mistakes.cell_mistake(column, cell, value, CELL_TOLERANCE)
 
 
 def row_mark(checks: Mapping[tuple[int, str], CellCheck], rank: int, faded: Sequence[str],
@@ -533,83 +488,3 @@ def row_mark(checks: Mapping[tuple[int, str], CellCheck], rank: int, faded: Sequ
 
 def all_right(checks: Mapping[tuple[int, str], CellCheck]) -> bool:
     return bool(checks) and all(c.status == "right" for c in checks.values())
-
-
-# --- the generated exercise (trec_eval's conventions: linear gain, ideal of all judged) ---------
-
-GRADED_MEASURES: tuple[str, ...] = ("dcg", "idcg", "ndcg")
-TOLERANCE = {"dcg": 0.011, "idcg": 0.011, "ndcg": 0.005}
-MAX_SEED = 10**9
-
-
-@dataclass(frozen=True)
-class GradedExercise:
-    seed: int
-    measure: str                                  # "dcg" | "idcg" | "ndcg"
-    ranking: tuple[tuple[str, int], ...]          # retrieved, in order, with grades
-    unretrieved: tuple[tuple[str, int], ...]      # judged, never retrieved
-    k: int
-
-    @property
-    def order(self) -> list[str]:
-        return [d for d, _ in self.ranking]
-
-    @property
-    def qrels(self) -> dict[str, int]:
-        return {**dict(self.unretrieved), **dict(self.ranking)}
-
-    @property
-    def answer(self) -> float:
-        return mistakes.MEASURES[self.measure](self.order, self.qrels, self.k)
-
-    def check(self, value: float) -> str:
-        return mistakes.diagnose(self.measure, self.order, self.qrels, self.k, value,
-                                 TOLERANCE[self.measure])
-
-    def facts(self) -> dict[str, object]:
-        """Every value the feedback and solution texts quote."""
-        order, qrels, k = self.order, self.qrels, self.k
-        grades = [g for _, g in self.ranking]
-        ideal = metrics.graded.ideal_grades(order, qrels, "judged")[:k]
-        ideal_ret = metrics.graded.ideal_grades(order, qrels, "retrieved")[:k]
-        missing = [f"`{d}` ({g})" for d, g in self.unretrieved if g > 0]
-        return {
-            "k": k, "answer": round(self.answer, 4),
-            "dcg": round(metrics.dcg(order, qrels, k), 4),
-            "idcg": round(metrics.idcg(order, qrels, k), 4),
-            "ndcg": round(metrics.ndcg(order, qrels, k), 4),
-            "idcg_retrieved": round(metrics.idcg(order, qrels, k, ideal="retrieved"), 4),
-            "dcg_terms": Markup(f"`{dcg_formula(grades, k, 'linear')}`"),
-            "idcg_terms": Markup(f"`{dcg_formula(ideal, k, 'linear', 'IDCG')}`"),
-            "ndcg_terms": Markup(f"`{ndcg_formula(totals_of(order, qrels, k))}`"),
-            "ideal": Markup(f"`{grades_text(ideal)}`"),
-            "ideal_retrieved": Markup(f"`{grades_text(ideal_ret)}`"),
-            "missing": Markup(", ".join(missing) if missing else "—"),
-        }
-
-
-def totals_of(order: list[str], qrels: Mapping[str, int], k: int) -> Totals:
-    ideal = metrics.graded.ideal_grades(order, qrels, "judged")[:k]
-    return Totals(k, metrics.dcg(order, qrels, k), metrics.idcg(order, qrels, k),
-                  metrics.ndcg(order, qrels, k), tuple(ideal))
-
-
-def graded_exercise(seed: int, measure: str | None = None) -> GradedExercise:
-    """A case worth solving: something relevant in the top k, and at least one known slip that
-    gives a different number (so the feedback can teach). The same seed gives the same case."""
-    rng = random.Random(seed)
-    while True:
-        chosen = measure or rng.choice(GRADED_MEASURES)
-        length = rng.randint(3, 6)
-        docs = [f"d{n}" for n in rng.sample(range(1, 13), length + 1)]
-        grades = rng.choices((0, 1, 2, 3), weights=(3, 2, 2, 2), k=length)
-        ranking = tuple(zip(docs[:length], grades, strict=True))
-        unretrieved: tuple[tuple[str, int], ...] = ()
-        if rng.random() < (0.6 if chosen != "dcg" else 0.3):
-            unretrieved = ((docs[length], rng.choice((2, 3, 3))),)
-        k = rng.randint(2, length)
-        case = GradedExercise(seed, chosen, ranking, unretrieved, k)
-        if not any(g > 0 for g in grades[:k]):
-            continue                      # DCG@k = 0: nothing to compute
-        if mistakes.distinct_mistakes(chosen, case.order, case.qrels, k, TOLERANCE[chosen]):
-            return case

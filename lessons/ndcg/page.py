@@ -7,35 +7,19 @@ fragments, so a drag or a typed cell reruns only them.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
-from lessons.ndcg import logic
+from lessons.ndcg import link, logic
 from runtime import state
-from teaching.answers import parse_number
-from text import bidi
-from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import layout
+from teaching import mistakes
+from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
+from ui import charts, exercise_panel, layout, tables
 from ui.quiz import quiz
-from ui.ranking_editor import ranking_editor
+from ui.ranking_editor import add_problem, ranking_editor, reordered
 
 FOLDER = "ndcg"
-GRADES = range(0, 6)
 
-FIELDS = {
-    "r": state.ranking_field(logic.SEED_RANKING, grades=GRADES, max_items=logic.MAX_DOCS),
-    "x": state.ranking_field((), grades=GRADES, min_items=0, max_items=logic.MAX_DOCS),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
-    "s": state.choice_field("3", logic.SCALES),
-    "g": state.choice_field("lin", tuple(logic.GAINS)),
-    "i": state.choice_field("ret", tuple(logic.IDEALS)),
-    "f": state.int_field(0, lo=0, hi=logic.MAX_FADE),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=logic.MAX_SEED),
-    "exm": state.choice_field("any", ("any", *logic.GRADED_MEASURES)),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 TYPED = "nd-steps-typed"        # the learner's step-table entries: {(rank, column): text}
 ROUND = "nd-steps-round"        # bumped to clear the table's own edit state
 
@@ -61,12 +45,7 @@ def _repair(s: state.UrlState) -> None:
 
 
 def _set_order(s: state.UrlState, how: str) -> None:
-    items = list(s["r"])
-    if how == "ideal":
-        items.sort(key=lambda item: -item[1])            # stable: keeps order within a grade
-    else:
-        random.shuffle(items)
-    s.set(r=tuple(items))
+    s.set(r=reordered(s["r"], how))
 
 
 def _set_scale(s: state.UrlState, key: str) -> None:
@@ -83,10 +62,8 @@ def _add_missed(s: state.UrlState, doc: str | None = None, grade: int | None = N
     grade = grade if grade is not None else st.session_state.get("nd-new-grade", 3)
     in_ranking = {d for d, _ in s["r"]}
     missed = {d for d, _ in s["x"]}
-    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > logic.MAX_ID_CHARS
-               else "err_in_ranking" if typed in in_ranking
-               else "err_duplicate" if typed in missed
-               else "err_too_many" if len(missed) >= logic.MAX_DOCS else None)
+    problem = add_problem(typed, max_chars=logic.MAX_ID_CHARS, taken=missed,
+                          full=len(missed) >= logic.MAX_DOCS, in_ranking=in_ranking)
     st.session_state["nd-add-problem"] = problem
     if problem is None:
         s.set(x=(*s["x"], (typed, min(int(grade), int(s["s"])))))
@@ -180,7 +157,7 @@ def interactive() -> None:
         f"- **nDCG@{t.k}** — {rules['ndcg']}<br>`{f['ndcg']}`")
 
     missed_box(s, sc)
-    charts(sc)
+    draw_charts(sc)
     why_k(sc)
     with st.container(key="nd-steps-box"):
         steps()
@@ -226,10 +203,10 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
 
 def _chart_labels() -> dict[str, str]:
     words = c["try_it"]["chart"]
-    return {key: layout.chart_text(text) for key, text in words.items()}
+    return {key: charts.text(text) for key, text in words.items()}
 
 
-def charts(sc: logic.Scenario) -> None:
+def draw_charts(sc: logic.Scenario) -> None:
     words = _chart_labels()
     titles = c["try_it"]["chart_titles"]
     top = layout.columns_for(2)
@@ -252,12 +229,15 @@ def charts(sc: logic.Scenario) -> None:
 def why_k(sc: logic.Scenario) -> None:
     why = c["try_it"]["why_k"]
     rows = logic.by_k(sc)
-    head = "| k | DCG@k | IDCG@k | nDCG@k |\n|---|---|---|---|\n"
-    body = "\n".join(
-        ("| **{}** | **{}** | **{}** | **{}** |" if t.k == sc.depth else "| {} | {} | {} | {} |")
-        .format(t.k, fmt_num(t.dcg, 4), fmt_num(t.idcg, 4), fmt_num(t.ndcg, 4)) for t in rows)
+    def cell(text: str, current: bool) -> Markup:   # the row of the k in use, in bold
+        return tables.bold(Markup(text)) if current else Markup(text)
+
+    by_k = tables.table(["k", "DCG@k", "IDCG@k", "nDCG@k"], [
+        [cell(text, t.k == sc.depth)
+         for text in (str(t.k), fmt_num(t.dcg, 4), fmt_num(t.idcg, 4), fmt_num(t.ndcg, 4))]
+        for t in rows])
     first, last = rows[0], rows[-1]
-    layout.markdown(f"**{why['heading']}**\n\n{why['body']}\n\n{head}{body}",
+    layout.markdown(f"**{why['heading']}**\n\n{why['body']}\n\n{by_k}",
                     {"dcg_first": logic.tidy(first.dcg), "dcg_last": logic.tidy(last.dcg),
                      "n": last.k})
 
@@ -321,11 +301,10 @@ def steps() -> None:
     if not faded:
         # Fully worked: a plain table (an editor with nothing to edit costs ~10 ms a rerun).
         names = [n for n in data if n != "check"]
-        cell = {n: (bidi.escape_markdown if n == "doc" else str) for n in names}  # ids are typed
-        layout.markdown("\n".join(
-            ["| " + " | ".join(heads[n] for n in names) + " |", "|" + "---|" * len(names)]
-            + ["| " + " | ".join(cell[n](data[n][i]) for n in names) + " |"
-               for i in range(len(rows))]))
+        layout.markdown(tables.table(   # ids are typed text (escaped), the numbers are ours
+            [heads[n] for n in names],
+            [[data[n][i] if n == "doc" else Markup(data[n][i]) for n in names]
+             for i in range(len(rows))]))
     else:
         config = {
             name: st.column_config.TextColumn(heads[name], disabled=name not in faded,
@@ -344,9 +323,9 @@ def steps() -> None:
                   "typed": typed.get((rank, column), ""), "expected": round(check.expected, 4),
                   "next": rank + 1, "idcg": round(row.idcg, 4),
                   "idcg_k": round(rows[-1].idcg, 4), "k": rows[-1].rank}
-        hint = (check.hint if check.status == "wrong" and check.hint else
-                "unreadable" if check.status == "unreadable" else "generic_" + column)
-        st.error(layout.label(fill(hints[hint], values)), icon=":material/close:")
+        text = (mistakes.text(check.hint, "hint") if check.status == "wrong" and check.hint
+                else hints["unreadable" if check.status == "unreadable" else "generic_" + column])
+        st.error(layout.label(fill(text, values)), icon=":material/close:")
 
     if level == 0:
         layout.markdown(words["start"])
@@ -376,51 +355,7 @@ def steps() -> None:
                   icon=":material/backspace:")
 
 
-# --- the exercise ------------------------------------------------------------------------------
-
-
-@st.fragment
-@layout.friendly_errors("ndcg.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *logic.GRADED_MEASURES)
-    names = {m: layout.label(words["measure_" + m]) for m in options}
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(layout.label(words["measure"]), options,
-                               index=options.index(s["exm"]), format_func=names.__getitem__,
-                               key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="nd-ex-new", where=cols[1], width="stretch")
-    ex = logic.graded_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-
-    table = "\n".join(
-        [f"| {labels['rank']} | {labels['document']} | {labels['grade']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {g} |" for i, (d, g) in enumerate(ex.ranking, start=1)])
-    missed = ", ".join(f"`{d}` ({g})" for d, g in ex.unretrieved)
-    layout.markdown(
-        f"**{words['returned']}:**\n\n{table}\n\n"
-        + (f"**{words['judged_missed']}:** {missed}\n\n" if missed else "")
-        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
-
-    key = f"nd-ex-{ex.seed}-{ex.measure}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        feedback(ex, typed)
-    layout.answer_block(key + "-solution", c["exercise"]["solution"], ex.facts(),
-                        label=words["solution"])
-
-
-def feedback(ex: logic.GradedExercise, typed: str) -> None:
-    value = parse_number(typed)
-    verdict = "not_a_number" if value is None else ex.check(value)
-    text = fill(c["exercise"]["feedback"][verdict], ex.facts())
-    layout.verdict_message(verdict, text)
-
-
-layout.lesson_header(c, number=5)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=logic.worked_values())
 with layout.section(c, "try_it"):
@@ -428,7 +363,7 @@ with layout.section(c, "try_it"):
     interactive()
 layout.myths(c)
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)

@@ -17,7 +17,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from runtime import catalog
 from teaching import progress as pg
-from text.i18n import load_content, load_quiz
+from text.i18n import Markup, load_content, load_quiz
+from ui import tables
 
 QUIZ_ROUND = 5  # items per round of the mixed quiz
 
@@ -110,13 +111,12 @@ def mastery_table(p: pg.Progress, metrics: Sequence[str], names: dict[str, str],
                   head: dict[str, str]) -> str:
     """The progress table as Markdown (rendered by ``layout.markdown``, which isolates the
     metric names and numbers in Arabic)."""
-    rows = [f"| {head['metric']} | {head['right']} | {head['streak']} | {head['status']} |",
-            "|---|---|---|---|"]
+    rows = []
     for r in pg.mastery(p, metrics):
         status = (head["mastered"] if r.mastered else head["practising"] if r.attempts
                   else head["not_started"])
         # "3/5" without spaces: a number, a slash, a number stay left-to-right in Arabic.
-        rows.append(f"| {names.get(r.metric, r.metric)} | {r.correct}/{r.attempts} "
-                    f"| {r.streak} | {status} |")
-    return "\n".join(rows)
+        rows.append([Markup(names.get(r.metric, r.metric)), Markup(f"{r.correct}/{r.attempts}"),
+                     r.streak, Markup(status)])
+    return tables.table([head["metric"], head["right"], head["streak"], head["status"]], rows)
 

@@ -19,21 +19,18 @@ from lessons.practice import logic
 from runtime import local_store, state
 from teaching import progress as pg
 from teaching.exercises import MAX_SEED, PRACTICE_METRICS, generate, predict_exercise
+from teaching.exercises import texts as exercise_texts
 from text.i18n import Markup, current_lang, fill, load_content
-from ui import exercise_view, layout
+from ui import exercise_panel, layout
 from ui.quiz import quiz_item
 
 FOLDER = "practice"
-FIELDS = {
-    "m": state.choice_field(PRACTICE_METRICS[0], PRACTICE_METRICS),
-    "s": state.int_field(1, lo=0, hi=MAX_SEED),
-    "p": state.int_field(1, lo=0, hi=MAX_SEED),
-}
+FIELDS = exercise_panel.PRACTICE_FIELDS
 TABLE_METRICS = (*PRACTICE_METRICS, "predict")
 
 c = load_content(FOLDER)
 lang = current_lang()
-names = c["exercise"]["names"]
+names = exercise_texts(lang)["names"]      # each measure's name, from teaching
 
 
 def now() -> int:
@@ -93,13 +90,6 @@ def _practise_next(s: state.UrlState) -> None:
     state.new_seed(s, "s")
 
 
-def _record_attempt(metric: str, attempt) -> None:
-    if attempt is None or attempt.status not in ("correct", "wrong"):
-        return
-    record(lambda p: pg.record_exercise(p, metric, attempt.status == "correct", now(),
-                                        attempt.mistake))
-
-
 def _streak_line(metric: str) -> None:
     stats = local_store.current().exercises.get(metric)
     if stats is None:
@@ -112,20 +102,21 @@ def _streak_line(metric: str) -> None:
 @layout.friendly_errors("practice.exercise")
 def exercises(s: state.UrlState) -> None:
     words = c["exercise"]["labels"]
-    shown = {m: layout.label(names[m]) for m in PRACTICE_METRICS}
+    panel = exercise_texts(lang)["labels"]
+    shown = exercise_panel.measure_names(PRACTICE_METRICS)
     cols = st.columns([2, 1, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(words["metric"], PRACTICE_METRICS,
+    chosen = cols[0].selectbox(panel["metric"], PRACTICE_METRICS,
                                index=PRACTICE_METRICS.index(s["m"]),
                                format_func=shown.__getitem__, key=s.key("m"))
     s.set(m=chosen)
-    layout.new_exercise_button(s, words["new"], key="px-new", field="s", where=cols[1],
+    layout.new_exercise_button(s, panel["new"], key="px-new", field="s", where=cols[1],
                                width="stretch")
     cols[2].button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
                    icon=":material/trending_up:", key="px-next", width="stretch")
     ex = generate(s["m"], s["s"], lang=lang)
     with st.container(border=True, key="px-box"):
-        attempt = exercise_view.show(ex, key=f"px-{ex.metric}-{ex.seed}")
-    _record_attempt(ex.metric, attempt)
+        attempt = exercise_panel.show(ex, key=f"px-{ex.metric}-{ex.seed}")
+    exercise_panel.record(ex, attempt)
     _streak_line(ex.metric)
     note(words["link"])
 
@@ -134,8 +125,8 @@ def exercises(s: state.UrlState) -> None:
 def predict(s: state.UrlState) -> None:
     ex = predict_exercise(s["p"])
     with st.container(border=True, key="pp-box"):
-        attempt = exercise_view.show(ex, key=f"pp-{ex.seed}")
-    _record_attempt("predict", attempt)
+        attempt = exercise_panel.show(ex, key=f"pp-{ex.seed}")
+    exercise_panel.record(ex, attempt)
     layout.new_exercise_button(s, c["predict"]["labels"]["new"], key="pp-new", field="p")
 
 

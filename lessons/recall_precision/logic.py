@@ -9,13 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import metrics
+from lessons.recall_precision import link
+from teaching import measures
 from teaching.mistakes import facts
+from ui import charts
+from ui.charts import PALETTE
 
-SEED_ORDER = ("d7", "d2", "d9", "d4", "d1")
-SEED_RELEVANT = frozenset({"d2", "d4"})
-SEED_K = 3
+SEED_ORDER = link.SEED.ranking          # the seed text's example (teaching.scenarios)
+SEED_RELEVANT = link.SEED.relevant
+SEED_K = link.SEED.k
 MEASURE_KEYS = ("recall", "precision", "hit_rate", "f1", "rr")
-MAX_DOCS = 20
+EXERCISES = measures.keys("binary")   # "try it yourself" draws one of these
+MAX_DOCS = link.MAX_DOCS
 
 
 @dataclass(frozen=True)
@@ -53,14 +58,15 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
     first_any = metrics.rank.relevant_ranks(ranking, qrels)
     p = metrics.precision(ranking, qrels, k)
     r = metrics.recall(ranking, qrels, k)
+    name = measures.name
     return [
-        MetricRow("recall", f"recall@{k}", r, str(f.hits), str(f.R)),
-        MetricRow("precision", f"precision@{k}", p, str(f.hits), str(k)),
-        MetricRow("hit_rate", f"HitRate@{k}", metrics.hit_rate(ranking, qrels, k),
+        MetricRow("recall", name("recall", k), r, str(f.hits), str(f.R)),
+        MetricRow("precision", name("precision", k), p, str(f.hits), str(k)),
+        MetricRow("hit_rate", name("hit_rate", k), metrics.hit_rate(ranking, qrels, k),
                   str(f.hits), ""),
-        MetricRow("f1", f"F1@{k}", metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
+        MetricRow("f1", name("f1", k), metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
                   f"({k} + {f.R})"),  # parenthesised: 2 × 1 / 3 + 2 would read as 2.67
-        MetricRow("rr", "RR", metrics.reciprocal_rank(ranking, qrels), "1",
+        MetricRow("rr", name("rr"), metrics.reciprocal_rank(ranking, qrels), "1",
                   str(first_any[0]) if first_any else "",
                   {"first_rank": first_any[0] if first_any else None}),
     ]
@@ -105,22 +111,20 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
         row["zone"] = labels["counted"] if row["in_top_k"] else labels["not_counted"]
         row["kind"] = (labels["first_hit"] if row["first_hit"]
                        else labels["relevant"] if row["relevant"] else labels["not_relevant"])
-    colours = {labels["first_hit"]: "#1b7f5f", labels["relevant"]: "#7fc8a9",
-               labels["not_relevant"]: "#c9ced6"}
-    return {
-        "$schema": "https://vega.github.io/schema/vega-lite/v5.json",
-        "data": {"values": rows},
-        "height": 340,
+    colours = {labels["first_hit"]: PALETTE["good"], labels["relevant"]: PALETTE["good_light"],
+               labels["not_relevant"]: PALETTE["muted"]}
+    zones = {labels["counted"]: PALETTE["accent"], labels["not_counted"]: PALETTE["zone"]}
+    return charts.spec(
+        340, data={"values": rows},
         # room above the plot for the document label over a bar of height 1.0
-        "padding": {"top": 18, "left": 5, "right": 5, "bottom": 5},
-        "layer": [
+        padding={"top": 18, "left": 5, "right": 5, "bottom": 5},
+        layer=[
             {"mark": {"type": "rect", "opacity": 0.18},
              "encoding": {
                  "x": {"field": "rank", "type": "ordinal", "title": labels["rank"],
                        "sort": "ascending", "axis": {"labelAngle": 0}},
                  "color": {"field": "zone", "type": "nominal", "title": None,
-                           "scale": {"domain": [labels["counted"], labels["not_counted"]],
-                                     "range": ["#2f6fde", "#e9ecf1"]},
+                           "scale": charts.scale(zones),
                            "legend": {"orient": "bottom", "direction": "vertical"}}}},
             {"mark": {"type": "bar", "width": {"band": 0.55}},
              "encoding": {
@@ -128,7 +132,7 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
                  "y": {"field": "rr_weight", "type": "quantitative",
                        "title": labels["rr_weight"], "scale": {"domain": [0, 1]}},
                  "fill": {"field": "kind", "type": "nominal", "title": None,
-                          "scale": {"domain": list(colours), "range": list(colours.values())},
+                          "scale": charts.scale(colours),
                           "legend": {"orient": "bottom", "direction": "vertical"}},
                  "tooltip": [{"field": "doc", "title": labels["document"]},
                              {"field": "rank", "title": labels["rank"]},
@@ -138,6 +142,4 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
              "encoding": {"x": {"field": "rank", "type": "ordinal"},
                           "y": {"field": "rr_weight", "type": "quantitative"},
                           "text": {"field": "doc"}}},
-        ],
-        "config": {"view": {"stroke": None}},
-    }
+        ])

@@ -7,32 +7,19 @@ reruns only them.
 
 from __future__ import annotations
 
-import random
-
 import streamlit as st
 
-from lessons.recall_precision import logic
+from lessons.recall_precision import link, logic
 from runtime import state
-from teaching.answers import parse_number
-from teaching.exercises import BINARY_MEASURES, MAX_SEED, ranking_exercise
 from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import layout
+from ui import charts, exercise_panel, layout
 from ui.quiz import quiz
-from ui.ranking_editor import ranking_editor
+from ui.ranking_editor import add_problem, ranking_editor, reordered
 
 FOLDER = "recall_precision"
-MAX_ID_CHARS = 40
+MAX_ID_CHARS = link.MAX_ID_CHARS
 
-FIELDS = {
-    "r": state.ranking_field(((d, int(d in logic.SEED_RELEVANT)) for d in logic.SEED_ORDER),
-                             max_items=logic.MAX_DOCS),
-    "x": state.ranking_field((), grades=(1,), min_items=0, max_items=logic.MAX_DOCS),
-    "k": state.int_field(logic.SEED_K, lo=1, hi=logic.MAX_DOCS),
-}
-EXERCISE_FIELDS = {
-    "ex": state.int_field(1, lo=0, hi=MAX_SEED),
-    "exm": state.choice_field("any", ("any", *BINARY_MEASURES)),
-}
+FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
 
 c = load_content(FOLDER)
 labels = c["try_it"]["labels"]
@@ -45,20 +32,14 @@ def scenario(s: state.UrlState) -> logic.Scenario:
 
 
 def _set_order(s: state.UrlState, how: str) -> None:
-    items = list(s["r"])
-    if how == "ideal":
-        items.sort(key=lambda item: -item[1])            # stable: keeps order within groups
-    else:
-        random.shuffle(items)
-    s.set(r=tuple(items))
+    s.set(r=reordered(s["r"], how))
 
 
 def _add_document(s: state.UrlState) -> None:
     typed = st.session_state.get("rp-new-doc", "").strip()
     ids = [d for d, _ in s["r"]]
-    problem = ("err_empty" if not typed else "err_too_long" if len(typed) > MAX_ID_CHARS
-               else "err_duplicate" if typed in ids else "err_too_many"
-               if len(ids) >= logic.MAX_DOCS else None)
+    problem = add_problem(typed, max_chars=MAX_ID_CHARS, taken=ids,
+                          full=len(ids) >= logic.MAX_DOCS)
     st.session_state["rp-add-problem"] = problem
     if problem is None:
         s.set(r=(*s["r"], (typed, 0)), x=tuple(i for i in s["x"] if i[0] != typed))
@@ -135,7 +116,7 @@ def interactive() -> None:
 def _chart_words() -> dict[str, str]:
     keys = ("counted", "not_counted", "first_hit", "relevant", "not_relevant", "document",
             "rank", "rr_weight")
-    return {key: layout.chart_text(labels[key]) for key in keys}
+    return {key: charts.text(labels[key]) for key in keys}
 
 
 def _formula(row: logic.MetricRow) -> str:
@@ -147,52 +128,7 @@ def _formula(row: logic.MetricRow) -> str:
     return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
 
 
-@st.fragment
-@layout.friendly_errors("recall_precision.exercise")
-def exercise() -> None:
-    s = state.url_state(FOLDER + "_exercise", EXERCISE_FIELDS)
-    words = c["exercise"]["labels"]
-    options = ("any", *BINARY_MEASURES)
-    names = {m: layout.label(n) for m, n in {**c["try_it"]["names"], "any": words["any"]}.items()}
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(words["measure"], options, index=options.index(s["exm"]),
-                               format_func=names.__getitem__, key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key="rp-ex-new", where=cols[1], width="stretch")
-    ex = ranking_exercise(s["ex"], None if s["exm"] == "any" else s["exm"])
-
-    yes, no = labels["relevant"], "—"
-    table = "\n".join(
-        [f"| {labels['rank']} | {labels['document']} | {labels['relevant']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {yes if d in ex.relevant else no} |"
-           for i, d in enumerate(ex.ranking, start=1)])
-    missed = ", ".join(f"`{d}`" for d in ex.unretrieved)
-    layout.markdown(
-        f"**{words['returned']}:**\n\n{table}\n\n"
-        + (f"**{words['relevant_set']}** ({words['not_retrieved']}): {missed}\n\n" if missed
-           else "")
-        + f"**{c['exercise']['question_' + ex.measure]}**", {"k": ex.k})
-
-    key = f"rp-ex-{ex.seed}-{ex.measure}"
-    typed = layout.answer_form(key, words["answer"], words["answer_placeholder"],
-                               words["check"])
-    if typed is not None:
-        feedback(ex, typed)
-
-
-def feedback(ex, typed: str) -> None:
-    value = parse_number(typed)
-    verdict = "not_a_number" if value is None else ex.check(value)
-    facts = ex.facts()
-    values = {"k": ex.k, "hits": facts.hits, "R": facts.R, "retrieved": facts.retrieved,
-              "first_rank": facts.first_rank or 0, "last_rank": facts.last_rank or 0,
-              "answer": round(ex.answer, 2)}
-    text = fill(c["exercise"]["feedback"][verdict], values)
-    layout.verdict_message(verdict, text)
-
-
-layout.lesson_header(c, number=2)
+layout.lesson_header(c, FOLDER)
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
@@ -200,7 +136,7 @@ with layout.section(c, "try_it"):
     interactive()
 layout.myths(c)
 with layout.section(c, "exercise"):
-    exercise()
+    exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)
 layout.flashcards(c)
 with layout.section(c, "quiz"):
     quiz(FOLDER)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import metrics
 from metrics.support import supported_share
+from teaching import mistakes
 from text import bidi
 from text.i18n import Markup, fill
 
@@ -26,6 +27,7 @@ VERDICTS = ("retrieval", "ignored", "invented", "nothing")
 LETTERS = {"retrieval": "r", "ignored": "g", "invented": "v", "nothing": "n"}
 UNANSWERED = "_"
 MAX_SEED = 10**9
+TOLERANCE = 0.005     # two decimals are enough
 DIAGRAM = Path(__file__).resolve().parents[2] / "assets" / "diagrams" / "two_stages.svg"
 
 
@@ -90,6 +92,7 @@ class Numbers:
     R: int                   # golden documents
     supported: int           # answer sentences supported
     sentences: int           # answer sentences that make a claim (the scored ones)
+    on_golden: int           # answer sentences a golden chunk supports
     missing: tuple[str, ...]      # golden documents not retrieved
     unsupported: tuple[int, ...]  # 1-based numbers of the unsupported sentences
 
@@ -110,6 +113,7 @@ def numbers(ranking: Sequence[str], golden: Sequence[str],
         hits=metrics.binary.hits_at(ranking, golden_set, k),
         R=metrics.binary.num_relevant(golden_set),
         supported=sum(f is True for f in flags), sentences=sum(f is not None for f in flags),
+        on_golden=sum(f is True for f in on_golden),
         missing=tuple(d for d in golden if d not in ranking),
         unsupported=tuple(i for i, f in enumerate(flags, start=1) if f is False))
 
@@ -234,41 +238,27 @@ class StageExercise:
     def verdict(self) -> str:
         return verdict_of(self.numbers)
 
-    def check_faithfulness(self, answer: float, tolerance: float = 0.005) -> str:
-        """``"correct"``, the key of the mistake that gives ``answer``, ``"percent"`` or
-        ``"wrong_unknown"``."""
-        n = self.numbers
-        tolerance += 1e-9
-        right = n.faithfulness
-        if abs(answer - right) <= tolerance:
-            return "correct"
-        if right and abs(answer - 100 * right) <= 100 * tolerance:
-            return "percent"
-        for key, value in faithfulness_mistakes(n).items():
-            if value is not None and abs(value - right) > tolerance \
-                    and abs(answer - value) <= tolerance:
-                return key
-        return "wrong_unknown"
+    def check_faithfulness(self, answer: float, tolerance: float = TOLERANCE) -> str:
+        """``"correct"``, the mistake of the catalogue that gives ``answer``,
+        ``"percent_not_fraction"`` or ``"wrong_unknown"``."""
+        return mistakes.diagnose_sentences(sentences_of(self.numbers), answer, tolerance)
+
+
+def sentences_of(n: Numbers) -> mistakes.Sentences:
+    return mistakes.Sentences(n.supported, n.sentences, n.on_golden, n.k)
 
 
 def faithfulness_mistakes(n: Numbers) -> dict[str, float | None]:
-    """Wrong ways to get faithfulness, in the order they are tried; each through ``metrics``."""
-    flags = [True] * n.supported + [False] * len(n.unsupported)
-    return {
-        # only the sentences backed by a golden chunk counted as supported
-        "golden_only": n.uses_golden,
-        # the share of unsupported sentences
-        "inverted": supported_share([not f for f in flags]),
-        # supported sentences divided by the number of chunks instead of sentences
-        "divided_by_k": n.supported / n.k if n.k else None,
-        # the count, not the share
-        "count": float(n.supported),
-    }
+    """Wrong ways to get faithfulness (the mistake catalogue's), in the order they are tried."""
+    found = mistakes.sentence_mistake_values(sentences_of(n))
+    return {key: values[0] if values else None for key, values in found.items()}
 
 
 def stage_exercise(seed: int) -> StageExercise:
     """A fresh case whose verdict is one of the four, drawn evenly, with 3–5 chunks and 2–4
-    answer sentences. The same seed always gives the same case (a shareable link)."""
+    answer sentences, and no wrong formula of its faithfulness ambiguously close to the right
+    one (the rule of every generated exercise). The same seed always gives the same case (a
+    shareable link)."""
     rng = random.Random(seed)
     while True:
         verdict = rng.choice(VERDICTS)
@@ -302,7 +292,9 @@ def stage_exercise(seed: int) -> StageExercise:
                         for _ in range(n_sentences)]
         rng.shuffle(supports)
         case = StageExercise(seed, tuple(ranking), tuple(golden), tuple(supports))
-        if case.verdict == verdict:
+        n = case.numbers
+        wrong = mistakes.sentence_mistake_values(sentences_of(n))
+        if case.verdict == verdict and mistakes.unambiguous(n.faithfulness, wrong, TOLERANCE):
             return case
 
 
@@ -333,7 +325,7 @@ def exercise_facts(ex: StageExercise, sep: str = ", ") -> dict[str, object]:
     """The values the exercise's feedback texts quote (``sep`` joins lists)."""
     n = ex.numbers
     return {"k": n.k, "R": n.R, "hits": n.hits, "supported": n.supported,
-            "sentences": n.sentences, "answer": round(n.faithfulness, 2),
+            "sentences": n.sentences, "scored": n.sentences, "answer": round(n.faithfulness, 2),
             "recall": round(n.recall, 2),
             "missing": sep.join(n.missing) or "—",
             "unsupported": sep.join(str(i) for i in n.unsupported) or "—",

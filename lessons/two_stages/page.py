@@ -12,6 +12,7 @@ import streamlit as st
 
 from lessons.two_stages import logic
 from runtime import state
+from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
     Markup,
@@ -21,7 +22,7 @@ from text.i18n import (
     list_separator,
     load_content,
 )
-from ui import layout
+from ui import layout, tables
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -171,14 +172,15 @@ def exercise() -> None:
     ex = logic.stage_exercise(s["ex"])
     facts = logic.exercise_facts(ex, list_separator())
     golden = set(ex.golden)
-    chunks = "\n".join(
-        [f"| {words['rank']} | {words['chunk']} | {words['is_golden']} |", "|---|---|---|"]
-        + [f"| {i} | `{d}` | {words['yes'] if d in golden else '—'} |"
-           for i, d in enumerate(ex.ranking, start=1)])
-    sentences = "\n".join(
-        [f"| {words['sentence']} | {words['supported_by']} |", "|---|---|"]
-        + [f"| {fill(words['sentence_n'], {'n': i})} | {f'`{d}`' if d else words['none']} |"
-           for i, d in enumerate(ex.supports, start=1)])
+    chunks = tables.table(
+        [words["rank"], words["chunk"], words["is_golden"]],
+        [[i, tables.code(d), Markup(words["yes"] if d in golden else "—")]
+         for i, d in enumerate(ex.ranking, start=1)])
+    sentences = tables.table(
+        [words["sentence"], words["supported_by"]],
+        [[Markup(fill(words["sentence_n"], {"n": i})),
+          tables.code(d) if d else Markup(words["none"])]
+         for i, d in enumerate(ex.supports, start=1)])
     layout.markdown(f"**{words['golden']}:** {{{{golden}}}}", {"golden": code_list(ex.golden)})
     left, right = layout.columns_for(2)
     layout.markdown(f"**{words['retrieved']}**\n\n{chunks}", where=left)
@@ -202,14 +204,15 @@ def exercise() -> None:
     if typed is not None:
         value = parse_number(typed)
         verdict = "not_a_number" if value is None else ex.check_faithfulness(value)
-        layout.verdict_message(verdict, fill(feedback[verdict], values))
+        text = mistakes.text(verdict, "feedback") or feedback[verdict]   # a catalogue mistake?
+        layout.verdict_message(verdict, fill(text, values))
     layout.answer_block(key + "-solution", feedback["solution"], values,
                         label=words["solution"])
 
 
 # --- the page ---------------------------------------------------------------------------------
 
-layout.lesson_header(c, number=1)
+layout.lesson_header(c, FOLDER)
 with layout.section(c, "core_idea"):
     st.markdown(logic.diagram_svg(c["diagram"], current_lang()), unsafe_allow_html=True)
     layout.markdown(c["core_idea"]["after"])

@@ -1,4 +1,4 @@
-"""ui/exercise_view.py under AppTest, through the real app shell: a known wrong answer
+"""ui/exercise_panel.py under AppTest, through the real app shell: a known wrong answer
 gets that mistake's feedback, the right one gets "correct" and the working, each submission is
 reported once, predict items reveal before/after, the presenter view hides the working.
 

@@ -1,13 +1,16 @@
-"""Show one generated exercise (:mod:`teaching.exercises`) and check the learner's answer.
+"""The exercise panel: one generated exercise (:mod:`teaching.exercises`), checked, with its
+feedback and working — the same panel in every lesson and in /practice.
 
-Usage (inside a page or a fragment)::
+A lesson's "try it yourself" is one call (a fragment; its measure and seed live in the URL as
+``exm`` and ``ex``, so a link reopens the same exercise)::
 
-    from ui import exercise_view
-    from teaching import exercises
+    exercise_panel.lesson_exercise("ndcg", ("dcg", "idcg", "ndcg"))
+
+/practice draws its own picker and calls the parts::
+
     ex = exercises.generate("ndcg", seed, lang=current_lang())
-    attempt = exercise_view.show(ex, key="practice")
-    if attempt is not None:        # exactly once per submission (a rerun returns None)
-        progress.record(ex.metric, attempt.status == "correct")
+    attempt = exercise_panel.show(ex, key="practice")
+    exercise_panel.record(ex, attempt)   # counts in the learner's progress, once per answer
 
 ``show`` draws the case (the ranking as a table, documents as code, grades visible; MRR's
 questions; the faithfulness source and answer), the question, the answer form, the targeted
@@ -21,12 +24,17 @@ the same ``key`` starts clean.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import streamlit as st
 
+from runtime import local_store, state
+from teaching import progress
 from teaching.exercises import (
+    MAX_SEED,
+    PRACTICE_METRICS,
     PREDICT_DIRECTIONS,
     PREDICT_SIZES,
     Attempt,
@@ -36,19 +44,89 @@ from teaching.exercises import (
     doc_order,
     feedback,
     feedback_values,
+    pick,
     steps,
     texts,
 )
-from text.i18n import fill, fmt_num, list_separator
-from ui import layout
+from text.i18n import Markup, current_lang, fill, fmt_num, list_separator
+from ui import layout, tables
 
-__all__ = ["show"]
+__all__ = ["PRACTICE_FIELDS", "lesson_exercise", "lesson_fields", "lesson_link",
+           "measure_names", "practice_link", "record", "show"]
+
+
+# --- a lesson's exercise ------------------------------------------------------------------------
+
+
+# The exercise's place in a link, which reopens the same exercise: /practice's ``m`` (the
+# measure) and ``s`` (its seed; ``p`` the predict exercise's), a lesson's ``exm`` and ``ex``.
+PRACTICE_FIELDS: dict[str, state.Field] = {
+    "m": state.choice_field(PRACTICE_METRICS[0], PRACTICE_METRICS),
+    "s": state.int_field(1, lo=0, hi=MAX_SEED),
+    "p": state.int_field(1, lo=0, hi=MAX_SEED),
+}
+
+
+def lesson_fields(measures: Sequence[str]) -> dict[str, state.Field]:
+    """A lesson exercise's URL fields: ``ex`` (the seed) and ``exm`` (a measure or "any")."""
+    return {"ex": state.int_field(1, lo=0, hi=MAX_SEED),
+            "exm": state.choice_field("any", ("any", *measures))}
+
+
+def practice_link(measure: str, seed: int) -> dict[str, str]:
+    """The query params that open ``(measure, seed)`` on /practice."""
+    return {"m": measure, "s": str(int(seed))}
+
+
+def lesson_link(choice: str, seed: int) -> dict[str, str]:
+    """The query params that open a lesson's exercise on ``choice`` (a measure or "any")."""
+    return {"exm": choice, "ex": str(int(seed))}
+
+
+def measure_names(options: Sequence[str]) -> dict[str, str]:
+    """Each measure's name in the page's language (and "any"), formatted for a widget label."""
+    words = texts()
+    return {m: layout.label(words["labels"]["any"] if m == "any" else words["names"][m])
+            for m in options}
+
+
+@st.fragment
+@layout.friendly_errors("exercise")
+def lesson_exercise(folder: str, measures: Sequence[str]) -> None:
+    """The lesson's "try it yourself": pick a measure (or any), get a new exercise, answer it."""
+    s = state.url_state(f"{folder}_exercise", lesson_fields(measures))
+    words = texts()["labels"]
+    options = ("any", *measures)
+    names = measure_names(options)
+    cols = st.columns([2, 1], vertical_alignment="bottom")
+    chosen = cols[0].selectbox(layout.label(words["metric"]), options,
+                               index=options.index(s["exm"]), format_func=names.__getitem__,
+                               key=s.key("exm"))
+    if s.set(exm=chosen):
+        state.new_seed(s)
+    layout.new_exercise_button(s, words["new"], key=f"{folder}-ex-new", where=cols[1],
+                               width="stretch")
+    ex = pick(measures, s["exm"], s["ex"], lang=current_lang())
+    if record(ex, show(ex, key=f"{folder}-ex")):
+        st.rerun()   # the shell saves progress after a full run, not after a fragment's
+
+
+def record(ex: Exercise, attempt: Attempt | None) -> bool:
+    """Count an answered exercise in the learner's progress (by its measure; predict exercises
+    as "predict"). True when something was recorded."""
+    if attempt is None or attempt.status not in ("correct", "wrong"):
+        return False
+    metric = "predict" if ex.kind == "predict" else ex.metric
+    local_store.save(progress.record_exercise(local_store.current(), metric,
+                                              attempt.status == "correct", int(time.time()),
+                                              attempt.mistake))
+    return True
 
 
 def show(ex: Exercise, key: str) -> Attempt | None:
     """Render ``ex``; return the :class:`Attempt` of a submission made in this run, else None."""
     attempt = None
-    with layout.friendly_errors("exercise_view"):
+    with layout.friendly_errors("exercise_panel"):
         base = f"{key}-{ex.kind}-{ex.metric}-{ex.seed}"
         words = texts()["labels"]
         with st.container(key=f"mz-ex-{base}"):
@@ -63,21 +141,15 @@ def show(ex: Exercise, key: str) -> Attempt | None:
 # --- the case ------------------------------------------------------------------------------------
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _case(ex: Exercise, words: Mapping[str, str]) -> None:
     values = feedback_values(ex)
     question = texts()["question"]["predict" if ex.kind == "predict" else ex.metric]
     sep = list_separator()
     if ex.metric == "mrr":
-        rows = [[f"q{n}", " ".join(f"`{d}`" for d in ranking),
-                 sep.join(f"`{d}`" for d in sorted(relevant, key=doc_order))]
+        rows = [[Markup(f"q{n}"), Markup(" ".join(tables.code(d) for d in ranking)),
+                 Markup(sep.join(tables.code(d) for d in sorted(relevant, key=doc_order)))]
                 for n, (ranking, relevant) in enumerate(ex.questions, start=1)]
-        body = _table([words["question"], words["ranking"], words["relevant_set"]], rows)
+        body = tables.table([words["question"], words["ranking"], words["relevant_set"]], rows)
         layout.markdown(f"{body}\n\n**{question}**", values)
         return
     if ex.metric == "faithfulness":
@@ -88,19 +160,17 @@ def _case(ex: Exercise, words: Mapping[str, str]) -> None:
     grades = ex.qrels
     rows = []
     for i, doc in enumerate(ex.ranking, start=1):
-        mark = f"**{i}** ↕" if i in swap else str(i)
-        if graded:
-            rows.append([mark, f"`{doc}`", str(grades.get(doc, 0))])
-        else:
-            rows.append([mark, f"`{doc}`",
-                         words["relevant"] if doc in ex.relevant else words["not_relevant"]])
-    third = words["grade"] if graded else words["relevant"]
-    text = f"**{words['returned']}:**\n\n" + _table([words["rank"], words["document"], third],
-                                                     rows)
+        mark = Markup(f"**{i}** ↕") if i in swap else i
+        third = grades.get(doc, 0) if graded else Markup(
+            words["relevant"] if doc in ex.relevant else words["not_relevant"])
+        rows.append([mark, tables.code(doc), third])
+    head = [words["rank"], words["document"], words["grade"] if graded else words["relevant"]]
+    text = f"**{words['returned']}:**\n\n" + tables.table(head, rows)
     missed = ex.unretrieved
     if missed:
         label = words["judged_missed"] if graded else words["not_retrieved"]
-        shown = sep.join(f"`{d}` ({g})" if graded else f"`{d}`" for d, g in missed)
+        shown = sep.join(f"{tables.code(d)} ({g})" if graded else tables.code(d)
+                         for d, g in missed)
         text += f"\n\n**{label}:** {shown}"
     layout.markdown(f"{text}\n\n**{question}**", values)
 

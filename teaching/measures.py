@@ -1,0 +1,65 @@
+"""The measures Mizan teaches, declared once in ``measures.toml``: key, label, family.
+
+``MEASURES["ndcg"].key`` is what progress, URLs and live questions store; ``name("ndcg", 5)`` is
+``"nDCG@5"``, how every page writes it; ``registry`` names the ``metrics`` measure behind it.
+Pure Python, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = ["FAMILIES", "MEASURES", "Measure", "family", "keys", "name"]
+
+FAMILIES = ("binary", "ap", "mrr", "graded", "faithfulness")
+DEFAULT_TOLERANCE = 0.005
+
+
+@dataclass(frozen=True)
+class Measure:
+    key: str                      # storage id and URL value, e.g. "ndcg"
+    label: str                    # how pages name it, e.g. "nDCG"
+    family: str                   # which generator makes its exercises (FAMILIES)
+    tolerance: float              # how far a typed answer may be from the right one
+    headline: frozenset[str]      # mistakes each of its exercises must be able to show
+    registry: str | None = None   # the metrics registry measure behind it ("nDCG")
+    mean_label: str | None = None  # the name of its mean over questions ("MRR" for RR)
+
+    def name(self, k: int | None = None, *, mean: bool = False) -> str:
+        """``"nDCG@5"``; ``"MAP@3"`` for AP's mean; ``"MRR"``: the label, ``@k`` when given."""
+        label = (self.mean_label or self.label) if mean else self.label
+        return label if k is None else f"{label}@{k}"
+
+
+def _load() -> dict[str, Measure]:
+    declared = tomllib.loads(Path(__file__).with_name("measures.toml").read_text("utf-8"))
+    out = {}
+    for key, spec in declared.items():
+        if spec["family"] not in FAMILIES:
+            raise ValueError(f"measure {key!r}: unknown family {spec['family']!r}")
+        out[key] = Measure(key, spec["label"], spec["family"],
+                           float(spec.get("tolerance", DEFAULT_TOLERANCE)),
+                           frozenset(spec["headline"]), spec.get("registry"),
+                           spec.get("mean_label"))
+    return out
+
+
+MEASURES: Mapping[str, Measure] = MappingProxyType(_load())
+
+
+def keys(*families: str) -> tuple[str, ...]:
+    """The measure keys of these families (all of them when none is given), in file order."""
+    return tuple(m.key for m in MEASURES.values() if not families or m.family in families)
+
+
+def family(key: str) -> str:
+    return MEASURES[key].family
+
+
+def name(key: str, k: int | None = None, *, mean: bool = False) -> str:
+    """How a page writes measure ``key``: ``name("precision", 3)`` → ``"precision@3"``."""
+    return MEASURES[key].name(k, mean=mean)
