@@ -188,11 +188,17 @@ def upgrade(eng: Engine, revision: str = "head") -> None:
             conn.commit()
         elif eng.dialect.name == "sqlite":
             conn.execution_options(**{_WRITE: True})
+            # SQLite changes a column by copying the table and dropping the old one; with
+            # foreign keys on, that drop would cascade into every participant and answer.
+            # The pragma only takes effect outside a transaction: set it on the raw connection.
+            conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=OFF")
         try:
             with conn.begin():
                 cfg.attributes["connection"] = conn
                 command.upgrade(cfg, revision)
         finally:
+            if eng.dialect.name == "sqlite":
+                conn.connection.dbapi_connection.execute("PRAGMA foreign_keys=ON")
             if eng.dialect.name == "postgresql":
                 conn.exec_driver_sql("SELECT pg_advisory_unlock(824071)")
                 conn.exec_driver_sql("RESET statement_timeout")  # pooled: back to the bound

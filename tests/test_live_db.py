@@ -5,25 +5,26 @@ each test gets a fresh database in it. Concurrency tests use real separate proce
 with its own engine, answering the same question at the same moment.
 """
 
+# ruff: noqa: F811  (the fixtures imported from tests.live_pg are parameters here)
 from __future__ import annotations
 
 import csv
 import io
 import math
 import multiprocessing
-import secrets
 import time
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, select
+from sqlalchemy import func, inspect, select
 
 from live import db
 from live.models import Base, LiveAnswer, LiveParticipant
 from live.service import LiveError, LiveService, QuestionSpec, normalise_code
 from metrics import binary, graded
 from tests import live_pg
+from tests.live_pg import db_url, pg_cluster, svc  # noqa: F401 (shared fixtures)
 
 RANKING = ["d7", "d2", "d9", "d4", "d1"]
 QRELS = {"d2": 1, "d4": 1}
@@ -49,41 +50,6 @@ def _unpaced(monkeypatch):
     """These tests (and their worker processes, which inherit the environment) answer many
     times a second on purpose; the pacing has its own tests in test_live_limits.py."""
     monkeypatch.setenv("MIZAN_LIVE_ANSWERS_PER_SECOND", "100000")
-
-
-@pytest.fixture(scope="session")
-def pg_cluster():
-    if live_pg.server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (/usr/lib/postgresql/*/bin: "
-                    "apt-get install postgresql)")
-    cluster = live_pg.start_cluster()  # a failure to start is an error, not a skip
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'live.sqlite3'}"
-        return
-    cluster = request.getfixturevalue("pg_cluster")
-    name = "t_" + secrets.token_hex(6)
-    admin = create_engine(cluster.url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE {name}")
-    yield cluster.url.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.dispose()
-
-
-@pytest.fixture
-def svc(db_url):
-    engine = db.make_engine(db_url)
-    db.upgrade(engine)
-    service = LiveService(engine)
-    yield service
-    engine.dispose()
 
 
 @pytest.fixture
