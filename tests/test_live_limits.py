@@ -325,3 +325,28 @@ def test_a_stopped_or_frozen_postgresql_gives_database_unavailable_within_the_bo
         eng.dispose()
     finally:
         cluster.stop()
+
+
+# --- every refusal has a message in both languages -------------------------------------------
+
+
+def test_every_refusal_the_service_can_raise_has_a_message_in_both_languages():
+    import re
+    import tomllib
+    from pathlib import Path
+
+    import live.service
+
+    source = Path(live.service.__file__).read_text(encoding="utf-8")
+    keys = set(re.findall(r'LiveError\("([a-z_]+)"\)', source))
+    keys |= set(re.findall(r'return "(nickname_[a-z_]+)"', source)) | {"database"}
+    assert {"removed", "joining_locked", "answer_too_fast", "too_many_wrong_codes",
+            "nickname_reserved", "nickname_invisible"} <= keys
+    folder = Path(live.service.__file__).parent
+    catalogs = {lang: tomllib.loads((folder / f"messages.{lang}.toml").read_text("utf-8"))
+                for lang in ("ar", "en")}
+    for lang, catalog in catalogs.items():
+        assert keys <= set(catalog["error"]), (lang, keys - set(catalog["error"]))
+        assert all(value.strip() for value in catalog["error"].values())
+    assert set(catalogs["ar"]["error"]) == set(catalogs["en"]["error"])
+    assert set(catalogs["ar"]["ui"]) == set(catalogs["en"]["ui"])
