@@ -9,8 +9,8 @@ The limits come from the environment (defaults sized for one class behind one ad
 =========================  =======  =========================================================
 MIZAN_NGINX_PAGE_RATE      20       page loads per second per client address …
 MIZAN_NGINX_PAGE_BURST     600      … with this many at once (a whole room arriving)
-MIZAN_NGINX_WS_RATE        10       new websocket connections per second per address …
-MIZAN_NGINX_WS_BURST       600      … with this many at once
+MIZAN_NGINX_WS_RATE        2        new websocket connections per second per address …
+MIZAN_NGINX_WS_BURST       300      … with this many at once (a class connecting together)
 MIZAN_NGINX_WS_CONN        1000     open websockets per address (one per browser tab)
 MIZAN_NGINX_API_RATE       50       other /_stcore/ requests (health, uploads, components) …
 MIZAN_NGINX_API_BURST      2000     … with this many at once
@@ -31,7 +31,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 DEFAULTS = {"MIZAN_NGINX_PAGE_RATE": 20, "MIZAN_NGINX_PAGE_BURST": 600,
-            "MIZAN_NGINX_WS_RATE": 10, "MIZAN_NGINX_WS_BURST": 600,
+            "MIZAN_NGINX_WS_RATE": 2, "MIZAN_NGINX_WS_BURST": 300,
             "MIZAN_NGINX_WS_CONN": 1000, "MIZAN_NGINX_API_RATE": 50,
             "MIZAN_NGINX_API_BURST": 2000, "MIZAN_MAX_UPLOAD_MB": 200, "MIZAN_WS_PING_S": 10}
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S)

@@ -8,7 +8,7 @@ student, a *session* one class.
 =====================================  =======  ==============================================
 variable                               default  what it bounds
 =====================================  =======  ==============================================
-MIZAN_LIVE_JOINS_PER_MINUTE            600      joins into one session in any 60 s
+MIZAN_LIVE_JOINS_PER_MINUTE            1000     joins into one session in any 60 s
 MIZAN_LIVE_CLIENT_JOINS_PER_MINUTE     10       join attempts by one client in any 60 s
 MIZAN_LIVE_CLIENT_WRONG_CODES          10       unknown/closed codes or wrong instructor keys
                                                 one client may try in any 10 min (then every
@@ -37,7 +37,7 @@ GUESS_WINDOW_S = 600.0
 
 @dataclass(frozen=True)
 class Limits:
-    joins_per_minute: int = 600
+    joins_per_minute: int = 1000
     client_joins_per_minute: int = 10
     client_wrong_codes: int = 10
     answers_per_second: float = 2.0
