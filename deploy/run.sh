@@ -26,8 +26,8 @@
 #   --pg-allow CIDRS  with --postgres: app hosts allowed in (password auth), e.g. 10.0.0.0/24
 #
 # Environment: MIZAN_DATA_DIR (default ./data), MIZAN_DATABASE_URL, MIZAN_APP_PORT (first app
-# port, 8601), MIZAN_PG_PORT (5439), MIZAN_WATCHDOG_S (an app process whose health check has
-# not answered for this long is killed and restarted; default 30, 0 = off),
+# port, 8601), MIZAN_PG_PORT (5439), MIZAN_WATCHDOG_S (an app process that has neither answered
+# its health check nor used CPU for this long is killed and restarted; default 30, 0 = off),
 # MIZAN_RESTART_DELAY_S (1), MIZAN_MAX_UPLOAD_MB (200), the limits of live/limits.py and
 # deploy/render_nginx.py, and the database timeouts of live/db.py.
 # Installs nginx (and postgresql with --postgres) with apt when missing. Runs in the
@@ -209,27 +209,39 @@ if [ "$APPS" = 1 ]; then
   done
 fi
 
-# watchdog: an app process that is alive but answers nothing (hung, stopped) is killed, and
-# its supervisor starts a new one; nginx has already routed its browsers elsewhere meanwhile
+# watchdog: an app process that answers nothing AND uses no CPU (stopped, deadlocked) for
+# MIZAN_WATCHDOG_S is killed, and its supervisor starts a new one; nginx has already routed its
+# browsers elsewhere meanwhile. A process that is merely slow because the machine is
+# overloaded keeps using CPU and is left alone: killing it would drop every student on it.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 watchdog() {
   local limit=${MIZAN_WATCHDOG_S:-30}
   [ "$limit" -gt 0 ] 2>/dev/null || return 0
-  declare -A since=()
+  local idle=$(( limit * $(getconf CLK_TCK) / 100 ))  # under 1 % of a core: not working
+  declare -A since=() ticks=()
   while [ ! -e "$RUN/stopping" ]; do
     sleep 2
     for port in "${APP_PORTS[@]}"; do
       now=$(date +%s)
-      if curl -fs -m 2 "http://$BIND:$port/_stcore/health" >/dev/null 2>&1; then
+      pid=$(cat "$RUN/app-$port.pid" 2>/dev/null || true)
+      [ -n "$pid" ] || continue
+      if curl -fs -m 3 "http://$BIND:$port/_stcore/health" >/dev/null 2>&1; then
         since[$port]=""
       elif [ -z "${since[$port]:-}" ]; then
         since[$port]=$now
+        ticks[$port]=$(cpu_ticks "$pid")
       elif [ $((now - since[$port])) -ge "$limit" ]; then
-        pid=$(cat "$RUN/app-$port.pid" 2>/dev/null || true)
-        if [ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; then
-          echo "$(date '+%F %T') app-$port gave no health answer for ${limit}s: killed" \
+        used=$(( $(cpu_ticks "$pid") - ticks[$port] ))
+        if [ "$used" -le "$idle" ] && kill -9 "$pid" 2>/dev/null; then
+          echo "$(date '+%F %T') app-$port: no health answer and no CPU used for ${limit}s: killed" \
             | tee -a "$RUN/supervisor.log" >&2
+          since[$port]=$((now + 60))  # time for the new process to start
+        else
+          echo "$(date '+%F %T') app-$port: slow to answer but working (overloaded?): left running" \
+            >>"$RUN/supervisor.log"
+          since[$port]=$now
+          ticks[$port]=$(cpu_ticks "$pid")
         fi
-        since[$port]=$((now + 60))  # time for the new process to start
       fi
     done
   done
