@@ -58,6 +58,7 @@ __all__ = [
     "DatabaseUnavailable",
     "LiveError",
     "LiveService",
+    "Member",
     "Poll",
     "QuestionSpec",
     "Tally",

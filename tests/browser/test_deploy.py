@@ -23,7 +23,8 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from lessons.shared import bidi
+from tests.browser.test_live import shows
+from tests.browser.test_live import start_session as open_session
 from tests.deploy_helpers import ROOT, deployment, free_port, get, wait_until
 
 pytestmark = [
@@ -193,15 +194,6 @@ def test_nginx_routes_around_a_stopped_process_and_the_watchdog_replaces_it(clas
     assert "no health answer" in (classroom.run / "supervisor.log").read_text()
 
 
-def main_text(page: Page) -> str:
-    return bidi.strip_bidi_controls(
-        page.locator("[data-testid=stMainBlockContainer]").inner_text())
-
-
-def shows(page: Page, text: str, timeout: float = 30) -> None:
-    wait_until(lambda: text in main_text(page), timeout, what=f"{text!r} on the page")
-
-
 def context_on(browser, dep, port: int, host: str = "127.0.0.1", **kw):
     context = browser.new_context(ignore_https_errors=True, **kw)
     context.add_cookies([{"name": "mz_node", "value": cookie_for(dep, port, host),
@@ -210,14 +202,11 @@ def context_on(browser, dep, port: int, host: str = "127.0.0.1", **kw):
 
 
 def start_session(page: Page, base: str) -> str:
-    page.goto(f"{base}/live?lang=en")
-    page.get_by_role("radio", name="The instructor: run a session").click()
-    page.get_by_role("button", name="Start a new session").click()
-    box = page.locator(".mz-live-code")
-    expect(box).to_have_text(re.compile(r"^[A-Z2-9]{6}$"), timeout=30_000)
+    """A session with the first question pushed (the projector waits for answers)."""
+    code = open_session(page, base)
     page.get_by_role("button", name="Push to the class").click()
-    shows(page, "0 of 0 answered")
-    return box.inner_text()
+    shows(page, "0 of 0 answered", 30)
+    return code
 
 
 def join(page: Page, base: str, code: str, nickname: str) -> None:
@@ -225,7 +214,7 @@ def join(page: Page, base: str, code: str, nickname: str) -> None:
     expect(page.get_by_label("Session code")).to_have_value(code, timeout=30_000)
     page.get_by_label("Nickname (optional)").fill(nickname)
     page.get_by_role("button", name="Join").click()
-    shows(page, "What is recall@3 for this ranking?")
+    shows(page, "What is recall@3 for this ranking?", 30)
 
 
 def answer(page: Page, value: str, button: str) -> None:
@@ -248,7 +237,7 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         student = phone.new_page()
         join(student, classroom.base, code, "Hana")
         answer(student, "0.5", "Send")
-        shows(student, "Your answer 0.5 is in.")
+        shows(student, "Your answer 0.5 is in.", 30)
         old = classroom.app_pid(hung)
         os.kill(old, signal.SIGSTOP)
         t0 = time.monotonic()
@@ -258,12 +247,12 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
             shows(student, "Your answer: 0.5", 45)
             took = time.monotonic() - t0
             answer(student, "1", "Change my answer")
-            shows(student, "Changed from 0.5 to 1.")
+            shows(student, "Changed from 0.5 to 1.", 30)
         finally:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(old, signal.SIGCONT)
         assert took < 45, took
-        shows(projector, "1 of 1 answered")
+        shows(projector, "1 of 1 answered", 30)
         os.environ["PGPASSFILE"] = str(classroom.data / "pgpass")
         svc = LiveService(db.make_engine(
             f"postgresql+psycopg://mizan@127.0.0.1:{classroom.pg_port}/postgres"))
@@ -358,8 +347,8 @@ def test_app_processes_on_two_hosts_share_one_class(two_hosts, browser):
         student = phone.new_page()
         join(student, proxy.base, code, "Omar")          # on host 127.0.0.3
         answer(student, "0.5", "Send")
-        shows(student, "Your answer 0.5 is in.")
-        shows(projector, "1 of 1 answered")              # seen on the other host
+        shows(student, "Your answer 0.5 is in.", 30)
+        shows(projector, "1 of 1 answered", 30)              # seen on the other host
         served = (proxy.run / "upstream.log").read_text()
         assert f"127.0.0.2:{first}" in served and f"127.0.0.3:{second}" in served
     finally:
