@@ -16,6 +16,9 @@ MIZAN_NGINX_API_RATE       50       other /_stcore/ requests (health, uploads, c
 MIZAN_NGINX_API_BURST      2000     … with this many at once
 MIZAN_MAX_UPLOAD_MB        200      the one upload limit (nginx and every app process)
 MIZAN_WS_PING_S            10       the app's websocket ping; nginx drops a silent one after 3×
+MIZAN_NGINX_READ_S         30       longest wait for an app process's answer before another
+                                    process is tried (a hung one; the watchdog kills it)
+MIZAN_NGINX_MAX_FAILS      3        failures within MIZAN_NGINX_READ_S that leave a process out
 =========================  =======  =========================================================
 """
 
@@ -33,7 +36,8 @@ HERE = Path(__file__).resolve().parent
 DEFAULTS = {"MIZAN_NGINX_PAGE_RATE": 20, "MIZAN_NGINX_PAGE_BURST": 600,
             "MIZAN_NGINX_WS_RATE": 2, "MIZAN_NGINX_WS_BURST": 300,
             "MIZAN_NGINX_WS_CONN": 1000, "MIZAN_NGINX_API_RATE": 50,
-            "MIZAN_NGINX_API_BURST": 2000, "MIZAN_MAX_UPLOAD_MB": 200, "MIZAN_WS_PING_S": 10}
+            "MIZAN_NGINX_API_BURST": 2000, "MIZAN_MAX_UPLOAD_MB": 200, "MIZAN_WS_PING_S": 10,
+            "MIZAN_NGINX_READ_S": 30, "MIZAN_NGINX_MAX_FAILS": 3}
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>(.*?)</script>", re.S)
 
 
@@ -104,11 +108,14 @@ def render(*, run: str, listen: str, upstreams: list[str], tls_cert: str = "",
         raise SystemExit("--tls-cert and --tls-key go together")
     port = listen.rsplit(":", 1)[-1]
     ping = setting("MIZAN_WS_PING_S")
+    read_s, max_fails = setting("MIZAN_NGINX_READ_S"), setting("MIZAN_NGINX_MAX_FAILS")
     values = {
         "RUN": run, "USER": f"user {user};" if user else "", "LISTEN": listen, "PORT": port,
         "REDIRECT_LISTEN": redirect_listen or "", "TLS_CERT": tls_cert, "TLS_KEY": tls_key,
-        "UPSTREAMS": "\n".join(f"        server {up} max_fails=1 fail_timeout=10s;"
-                               for up in upstreams),
+        "UPSTREAMS": "\n".join(f"        server {up} max_fails={max_fails} "
+                               f"fail_timeout={read_s}s;" for up in upstreams),
+        "MAX_FAILS": str(max_fails), "FAIL_S": str(read_s), "READ_S": str(read_s),
+        "NEXT_S": str(2 * read_s + 5),
         "COOKIE_SECURE": "; Secure" if tls else "",
         "HSTS": ('        add_header Strict-Transport-Security "max-age=31536000" always;'
                  if tls and hsts else ""),

@@ -63,7 +63,7 @@ while [ $# -gt 0 ]; do
     --upstreams) UPSTREAMS="$2"; shift 2 ;;
     --pg-listen) PG_LISTEN="$2"; shift 2 ;;
     --pg-allow) PG_ALLOW="$2"; shift 2 ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,36p' "$0"; exit 0 ;;
     -*) echo "unknown option $1 (see --help)" >&2; exit 2 ;;
     *) N="$1"; shift ;;
   esac
@@ -289,6 +289,12 @@ if [ "$PROXY" = 1 ]; then
   echo "Mizan classroom: nginx on port $PORT in front of ${UPSTREAMS//,/ }"
   echo "  instructor and students: $scheme://$(hostname -I 2>/dev/null | awk '{print $1}'):$PORT/live"
 fi
-[ "$APPS" = 1 ] && [ "$PROXY" = 0 ] && echo "Mizan app processes on $BIND:${APP_PORTS[*]}"
+if [ "$APPS" = 1 ] && [ "$PROXY" = 0 ]; then
+  if [ "${#APP_PORTS[@]}" = 0 ]; then
+    echo "Mizan: the database only (${MIZAN_DATABASE_URL:-SQLite})"
+  else
+    echo "Mizan app processes on $BIND: ${APP_PORTS[*]}"
+  fi
+fi
 echo "  logs: $RUN   (Ctrl-C stops everything)"
 wait "${SUPERVISORS[@]}"

@@ -33,7 +33,9 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("nginx") is None and not os.path.exists("/usr/sbin/nginx"),
                        reason="nginx not installed (make test installs it)"),
 ]
-FAULT_ENV = {"MIZAN_WATCHDOG_S": "6", "MIZAN_RESTART_DELAY_S": "0.5", "MIZAN_WS_PING_S": "2"}
+# faster than the defaults so that each fault resolves in seconds (deploy/README.md)
+FAULT_ENV = {"MIZAN_WATCHDOG_S": "6", "MIZAN_RESTART_DELAY_S": "0.5", "MIZAN_WS_PING_S": "2",
+             "MIZAN_NGINX_READ_S": "5", "MIZAN_NGINX_MAX_FAILS": "1"}
 PHONE = {"width": 390, "height": 844}
 
 
@@ -94,7 +96,7 @@ def test_rendered_nginx_config_is_valid_with_one_upload_limit_and_a_strict_polic
                                 "-p", str(tmp_path)], capture_output=True, text=True)
         assert check.returncode == 0, check.stderr
         assert "client_max_body_size 200m;" in text
-        assert "server 10.0.0.12:8601 max_fails=1 fail_timeout=10s;" in text
+        assert "server 10.0.0.12:8601 max_fails=3 fail_timeout=30s;" in text
         policy = re.search(r'Content-Security-Policy "([^"]+)"', text).group(1)
         scripts = policy.split("script-src")[1].split(";")[0]
         assert "'unsafe-eval'" not in scripts and "unsafe-inline" not in scripts
