@@ -10,8 +10,8 @@ open? then store the answer) cannot interleave with another process's write.
 Nothing waits for the database without a bound, so a hung or unreachable database cannot
 freeze every screen: ``MIZAN_DB_CONNECT_TIMEOUT_S`` (default 5; libpq's minimum is 2) bounds a
 new connection, ``MIZAN_DB_STATEMENT_TIMEOUT_S`` (default 5) bounds each statement (PostgreSQL
-``statement_timeout``, lock waits included; SQLite's busy timeout) and the wait for a pooled
-connection. A transaction left idle by a frozen app process is ended by PostgreSQL after twice
+``statement_timeout``, lock waits included; SQLite's busy timeout); the wait for a free pooled
+connection is bounded by their sum. A transaction left idle by a frozen app process is ended by PostgreSQL after twice
 that (``idle_in_transaction_session_timeout``), releasing its row locks. TCP keepalives and
 ``tcp_user_timeout`` notice a database host that went away. Every such failure leaves
 :func:`read` / :func:`write` as :class:`live.errors.DatabaseUnavailable` (key ``database``).
@@ -106,7 +106,7 @@ def make_engine(url: str | None = None, *, connect_timeout: float | None = None,
     }
     # a process runs one script thread per busy session: room for a burst of them
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20,
-                         pool_timeout=statement_s, connect_args=connect_args)
+                         pool_timeout=connect_s + statement_s, connect_args=connect_args)
 
 
 def _sqlite_setup(eng: Engine, busy_timeout_ms: int) -> None:
