@@ -691,8 +691,10 @@ def deployment(procs: int, database: str):
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(60)
         log.close()
-        if ok:  # a failed run keeps its folder (logs, database) to look at
-            shutil.rmtree(data, ignore_errors=True)
+        if ok and not os.environ.get("MIZAN_BENCH_KEEP"):  # a failed run (or KEEP) keeps
+            shutil.rmtree(data, ignore_errors=True)      # its folder: logs, database
+        else:
+            print(f"  deployment folder kept: {data}")
 
 
 def report(res: Result) -> None:
