@@ -50,22 +50,24 @@ def ports(dep) -> list[int]:
     return [dep.app_port, dep.app_port + 1]
 
 
-def cookie_for(dep, port: int, host: str = "127.0.0.1") -> str:
-    """An mz_node cookie value that nginx routes to the app process on ``host:port``."""
+def routed_cookie(dep, port: int, host: str = "127.0.0.1") -> str | None:
+    """An mz_node cookie value that nginx routes to the app process on ``host:port`` now, or
+    None (none of 60 tried: e.g. nginx left that process out after a failure)."""
     for i in range(60):
         value = f"test{i:02d}{port}"
         if dep.upstream_of(value) == f"{host}:{port}":
             return value
-    raise AssertionError(f"no cookie routes to {host}:{port}")
+    return None
+
+
+def cookie_for(dep, port: int, host: str = "127.0.0.1", timeout: float = 40) -> str:
+    """Such a cookie, waiting until nginx has the process (back) in its rotation."""
+    return wait_until(lambda: routed_cookie(dep, port, host), timeout, step=1,
+                      what=f"nginx routing to {host}:{port}")
 
 
 def in_rotation(dep, port: int, host: str = "127.0.0.1") -> bool:
-    """nginx sends browsers to this process again (a failed one is left out for 10 s)."""
-    try:
-        cookie_for(dep, port, host)
-    except AssertionError:
-        return False
-    return True
+    return routed_cookie(dep, port, host) is not None
 
 
 def healthy(port: int, host: str = "127.0.0.1") -> bool:
