@@ -11,8 +11,9 @@ Nothing waits for the database without a bound, so a hung or unreachable databas
 freeze every screen: ``MIZAN_DB_CONNECT_TIMEOUT_S`` (default 5; libpq's minimum is 2) bounds a
 new connection, ``MIZAN_DB_STATEMENT_TIMEOUT_S`` (default 5) bounds each statement (PostgreSQL
 ``statement_timeout``, lock waits included; SQLite's busy timeout); the wait for a free pooled
-connection is bounded by their sum. A transaction left idle by a frozen app process is ended by PostgreSQL after twice
-that (``idle_in_transaction_session_timeout``), releasing its row locks. TCP keepalives and
+connection is bounded by their sum. A transaction left idle by a frozen app process is ended
+by PostgreSQL after twice the statement timeout (``idle_in_transaction_session_timeout``),
+releasing its row locks. TCP keepalives and
 ``tcp_user_timeout`` notice a database host that went away. Every such failure leaves
 :func:`read` / :func:`write` as :class:`live.errors.DatabaseUnavailable` (key ``database``).
 """
