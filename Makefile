@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 SUDO   := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PORT   ?= 8501
 
-.PHONY: run test lint bench chromium postgresql clean
+.PHONY: run test lint bench chromium postgresql nginx clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,25 +31,35 @@ chromium:
 postgresql:
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq postgresql; }
 
+# Debian's nginx: the deployment fault tests start deploy/run.sh (nginx in front of the app).
+nginx:
+	@command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq nginx; }
+
 run: $(VENV)/.runtime
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 
-test: $(VENV)/.dev chromium postgresql
+test: $(VENV)/.dev chromium postgresql nginx
 	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 -q
 
 bench: $(VENV)/.bench
 	$(BIN)/python bench/run_all.py
 
-# A classroom server: PROCS Streamlit processes behind nginx (sticky), one database (deploy/run.sh).
+# A classroom server: PROCS supervised Streamlit processes behind nginx, a local PostgreSQL
+# (deploy/run.sh, deploy/README.md). HTTPS: CERT=/path/fullchain.pem KEY=/path/privkey.pem,
+# or TLS=self-signed on a closed network; plain HTTP otherwise.
 PROCS ?= 2
-CLASSROOM_PORT ?= 8080
+CERT ?=
+KEY ?=
+TLS ?=
+CLASSROOM_PORT ?= $(if $(or $(CERT),$(TLS)),8443,8080)
+CLASSROOM_TLS = $(if $(CERT),--tls-cert $(CERT) --tls-key $(KEY),$(if $(filter self-signed,$(TLS)),--self-signed,))
 .PHONY: classroom
 classroom: $(VENV)/.runtime
-	deploy/run.sh $(PROCS) --port $(CLASSROOM_PORT) --postgres
+	deploy/run.sh $(PROCS) --port $(CLASSROOM_PORT) --postgres $(CLASSROOM_TLS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis

@@ -18,7 +18,12 @@ periodic fragment reruns the server asks for (``ForwardMsg.auto_rerun``):
   their answer once;
 * ``--lesson-users`` learners on ``/recall-precision`` dragging a document in the ranking
   editor about once a second: the editor's own message (the components-v2 ``edit`` event
-  with the new order), which reruns the lesson's fragment.
+  with the new order), which reruns the lesson's fragment;
+* with ``--flood S``: one mischievous device (its own address, 127.0.0.9) flooding for S
+  seconds while the class joins and answers, with every limit on (deploy/README.md): two
+  connections joining and leaving in a loop, one guessing join codes, one changing its
+  answer as fast as it can (from the push on), and a churn of fresh connections (a page load,
+  a websocket, one join each) as fast as nginx admits them.
 
 Measured: every answer a student saw confirmed (with the value it sent) is in the database
 exactly once with its last value (checked with SQL); projector update latency = from the moment
@@ -39,6 +44,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -52,6 +58,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +98,7 @@ class Client:
     components: dict = field(default_factory=dict)    # user key -> JSON data a component got
     reruns: int = 0
     page_hash: str = ""           # as the browser does: the current page's script hash
+    source: str = ""              # the client's own address (a different device)
     _finished: asyncio.Event = field(default_factory=asyncio.Event)
     _tasks: list = field(default_factory=list)
     on_text: object = None
@@ -99,16 +107,27 @@ class Client:
     async def connect(self) -> None:
         cookie = await asyncio.to_thread(self._cookie)
         host = self.base.split("://", 1)[1]
+        extra = {"local_addr": (self.source, 0)} if self.source else {}
         self.ws = await websockets.connect(
             f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], max_size=None,
             additional_headers={"Cookie": cookie} if cookie else None, open_timeout=60,
-            ping_interval=None)
+            ping_interval=None, **extra)
         self._tasks.append(asyncio.create_task(self._reader()))
 
     def _cookie(self) -> str:
-        with urllib.request.urlopen(f"{self.base}/{self.page}", timeout=60) as resp:
+        host, port = self.base.split("://", 1)[1].split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=60,
+                                          source_address=(self.source, 0) if self.source
+                                          else None)
+        try:
+            conn.request("GET", f"/{self.page}")
+            resp = conn.getresponse()
             resp.read()
-            raw = resp.headers.get("Set-Cookie", "")
+            if resp.status != 200:
+                raise RefusedByProxy(resp.status)
+            raw = resp.getheader("Set-Cookie") or ""
+        finally:
+            conn.close()
         return raw.split(";", 1)[0]
 
     async def _reader(self) -> None:
@@ -203,6 +222,10 @@ class Client:
             await self.ws.close()
 
 
+class RefusedByProxy(Exception):
+    """nginx answered the page load with this status (429: a per-address limit)."""
+
+
 def text_state(wid: str, value: str) -> dict:
     return {wid: WidgetState(id=wid, string_value=value)}
 
@@ -257,6 +280,8 @@ class Result:
     run_s: float = 0.0
     bench_cpu: float = 0.0       # the load generator's own CPU in the window (same 2 cores)
     load: float = 0.0            # 1-minute load average at the end of the window
+    flood: Counter = field(default_factory=Counter)   # what the flooding device got
+    flood_db: dict = field(default_factory=dict)      # its participants and answer changes
 
 
 async def instructor(base: str, res: Result) -> tuple[Client, str]:
@@ -380,6 +405,107 @@ async def lesson_user(base: str, res: Result, stop: asyncio.Event) -> None:
         await me.close()
 
 
+# --- one mischievous device ----------------------------------------------------------------------
+
+FLOODER = "127.0.0.9"   # its own address: another device on the classroom network
+
+
+async def _join(me: Client, code: str, nickname: str) -> bool:
+    """One press of Join; True if the page then says the device joined."""
+    before = len(me.texts)
+    await me.rerun(set_state={**text_state(me.wid("live-join-code"), code),
+                              **text_state(me.wid("live-join-nick"), nickname)},
+                   triggers=(me.wid("FormSubmitter:live-join-form-Join"),), timeout=60)
+    return any("You joined session" in t for _, t in me.texts[before:])
+
+
+async def flood_joiner(base: str, code: str, res: Result, until: float, n: int) -> None:
+    """One connection joining, leaving and joining again as fast as the app answers."""
+    me = Client(base, "live", f"lang=en&join={code}", source=FLOODER)
+    try:
+        await me.connect()
+        await me.rerun()
+        i = 0
+        while time.monotonic() < until:
+            i += 1
+            res.flood["join attempts"] += 1
+            if await _join(me, code, f"flood{n}x{i}"):
+                res.flood["joins accepted"] += 1
+                await me.rerun(triggers=(me.wid("live-leave"),), timeout=60)
+    except Exception as err:
+        res.flood[f"joiner error {type(err).__name__}"] += 1
+    finally:
+        await me.close()
+
+
+async def flood_guesser(base: str, code: str, res: Result, until: float) -> None:
+    """One connection typing random codes; at the end the right one, to show whether this
+    connection is still let in at all."""
+    me = Client(base, "live", "lang=en", source=FLOODER)
+    alphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+    try:
+        await me.connect()
+        await me.rerun()
+        while time.monotonic() < until:
+            res.flood["code guesses"] += 1
+            if await _join(me, "".join(random.choices(alphabet, k=6)), ""):
+                res.flood["code guesses that joined"] += 1
+        res.flood["right code let in after guessing"] += int(await _join(me, code, "guesser"))
+    except Exception as err:
+        res.flood[f"guesser error {type(err).__name__}"] += 1
+    finally:
+        await me.close()
+
+
+async def flood_spammer(base: str, code: str, res: Result, question_at: asyncio.Event,
+                        seconds: float) -> None:
+    """One joined connection changing its answer as fast as the app answers, from the push."""
+    me = Client(base, "live", f"lang=en&join={code}", source=FLOODER)
+    try:
+        await me.connect()
+        await me.rerun()
+        if not await _join(me, code, "spammer"):
+            res.flood["spammer could not join"] += 1
+            return
+        await question_at.wait()
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            key = next((k for k in me.widgets if k.startswith("live-ans-")), None)
+            if key is None:
+                await asyncio.sleep(0.05)
+                continue
+            qid = key.rsplit("-", 1)[1]
+            res.flood["answers sent"] += 1
+            await me.rerun(set_state=text_state(me.wid(key), random.choice(["0.1", "0.9"])),
+                           triggers=(me.wid(f"live-send-{qid}"),), fragment_id=me.frag(key),
+                           timeout=60)
+    except Exception as err:
+        res.flood[f"spammer error {type(err).__name__}"] += 1
+    finally:
+        await me.close()
+
+
+async def flood_churn(base: str, code: str, res: Result, until: float, n: int) -> None:
+    """Fresh connections one after another (a new browser each time), one join each."""
+    while time.monotonic() < until:
+        me = Client(base, "live", f"lang=en&join={code}", source=FLOODER)
+        res.flood["fresh connections tried"] += 1
+        try:
+            await me.connect()
+            await me.rerun(timeout=30)
+            res.flood["fresh connections opened"] += 1
+            if await _join(me, code, f"churn{n}x{res.flood['fresh connections tried']}"):
+                res.flood["fresh connections that joined"] += 1
+        except RefusedByProxy as err:
+            res.flood[f"fresh connections refused by nginx ({err.args[0]})"] += 1
+        except websockets.InvalidStatus as err:
+            res.flood[f"websockets refused by nginx ({err.response.status_code})"] += 1
+        except Exception as err:
+            res.flood[f"churn error {type(err).__name__}"] += 1
+        finally:
+            await me.close()
+
+
 def app_pids(run_dir: Path) -> list[int]:
     out = subprocess.run(["pgrep", "-f", "streamlit run app.py"], capture_output=True,
                          text=True).stdout.split()
@@ -404,6 +530,16 @@ async def scenario(base: str, args, res: Result, run_dir: Path) -> None:
     host, code = await instructor(base, res)
     question_at = asyncio.Event()
     pushed: list = []
+    flooding = []
+    if args.flood:
+        until = time.monotonic() + args.flood
+        flooding = [*(asyncio.create_task(flood_joiner(base, code, res, until, n))
+                      for n in range(2)),
+                    asyncio.create_task(flood_guesser(base, code, res, until)),
+                    asyncio.create_task(flood_spammer(base, code, res, question_at,
+                                                      args.flood)),
+                    *(asyncio.create_task(flood_churn(base, code, res, until, n))
+                      for n in range(4))]
     sem = asyncio.Semaphore(args.ramp)
     tasks = [asyncio.create_task(student(base, code, i, res, question_at, pushed, args.window,
                                          sem)) for i in range(args.students)]
@@ -432,6 +568,7 @@ async def scenario(base: str, args, res: Result, run_dir: Path) -> None:
     await host.rerun(triggers=(host.wid("live-push"),))
     question_at.set()
     clients = await asyncio.gather(*tasks)
+    await asyncio.gather(*flooding)
     await asyncio.sleep(3)  # the projector's last poll
     await sampler
     stop.set()
@@ -452,12 +589,26 @@ def check_database(code: str, res: Result, data_dir: Path) -> None:
 
     engine = db.make_engine(db.database_url())
     with engine.connect() as conn:
+        flood = conn.execute(
+            select(LiveParticipant.nickname, func.coalesce(func.sum(LiveAnswer.revisions), 0))
+            .join(LiveSession, LiveSession.id == LiveParticipant.session_id)
+            .outerjoin(LiveAnswer, LiveAnswer.participant_id == LiveParticipant.id)
+            .where(LiveSession.code == code)
+            .group_by(LiveParticipant.id, LiveParticipant.nickname)).all()
+        res.flood_db = {
+            "participants from the flood": sum(1 for n, _ in flood if n and (
+                n.startswith(("flood", "churn")) or n in ("spammer", "guesser"))),
+            "participants from the class": sum(1 for n, _ in flood if n and n.startswith("s")
+                                               and n[1:].isdigit()),
+            "spammer's answer changes stored": sum(int(r) for n, r in flood if n == "spammer"),
+        }
         rows = conn.execute(
             select(LiveParticipant.nickname, LiveAnswer.value)
             .join(LiveAnswer, LiveAnswer.participant_id == LiveParticipant.id)
             .join(LiveQuestion, LiveQuestion.id == LiveAnswer.question_id)
             .join(LiveSession, LiveSession.id == LiveQuestion.session_id)
-            .where(LiveSession.code == code)).all()
+            .where(LiveSession.code == code, LiveParticipant.nickname.like("s%"),
+                   LiveParticipant.nickname != "spammer")).all()
         dupes = conn.scalar(select(func.count()).select_from(
             select(LiveAnswer.question_id, LiveAnswer.participant_id)
             .group_by(LiveAnswer.question_id, LiveAnswer.participant_id)
@@ -528,8 +679,9 @@ def deployment(procs: int, database: str):
             time.sleep(0.3)
         else:
             raise RuntimeError("deployment did not come up")
-        if database == "postgres":
+        if database == "postgres":  # the local cluster asks for its password (pgpass file)
             os.environ["MIZAN_DATABASE_URL"] = f"postgresql://mizan@127.0.0.1:{pg_port}/postgres"
+            os.environ["PGPASSFILE"] = str(data / "pgpass")
         yield base, data / "run"
         ok = True
     finally:
@@ -539,8 +691,10 @@ def deployment(procs: int, database: str):
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(60)
         log.close()
-        if ok:  # a failed run keeps its folder (logs, database) to look at
-            shutil.rmtree(data, ignore_errors=True)
+        if ok and not os.environ.get("MIZAN_BENCH_KEEP"):  # a failed run (or KEEP) keeps
+            shutil.rmtree(data, ignore_errors=True)      # its folder: logs, database
+        else:
+            print(f"  deployment folder kept: {data}")
 
 
 def report(res: Result) -> None:
@@ -576,6 +730,10 @@ def report(res: Result) -> None:
           if per_student_ms > 0 else "")
     print(f"  load generator: {res.bench_cpu / res.window_s:.0%} of a core; load average at "
           f"the end of the window {res.load:.1f}")
+    if res.flood:
+        print("  the flooding device (" + FLOODER + "): " + "; ".join(
+            f"{k} {v}" for k, v in sorted(res.flood.items())))
+        print("  in the database: " + "; ".join(f"{k} {v}" for k, v in res.flood_db.items()))
     print(f"  reruns sent by the class {res.reruns} in {res.run_s:.0f} s "
           f"({res.reruns / max(res.run_s, 1):.0f}/s); "
           f"load average {os.getloadavg()[0]:.1f}")
@@ -596,6 +754,8 @@ def main() -> int:
     parser.add_argument("--ramp", type=int, default=10, help="students joining at once")
     parser.add_argument("--lesson-users", type=int, default=10)
     parser.add_argument("--db", choices=["postgres", "sqlite"], default="postgres")
+    parser.add_argument("--flood", type=float, default=0.0,
+                        help="seconds of flooding from one other device (0: none)")
     args = parser.parse_args()
     results = []
     for procs in [int(p) for p in args.procs.split(",")]:

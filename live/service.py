@@ -7,13 +7,22 @@ never split by a concurrent close, and the projector's one-integer poll sees eve
 An answer is an upsert on the unique (question, participant) pair: a student who answers
 again changes their row, never adds one.
 
-Refusals raise :class:`LiveError` with a ``key`` the page translates (``live.error.<key>``);
-nothing is written when one is raised.
+Refusals raise :class:`LiveError` with a ``key`` the page translates (``[error]`` in
+``live/messages.*.toml``); nothing is written when one is raised. A database that does not
+answer within its timeouts raises :class:`DatabaseUnavailable` (key ``database``).
+
+The instructor key is returned once by :meth:`LiveService.create_session` (and by
+:meth:`~LiveService.rotate_key`) and stored only as its SHA-256, compared in constant time.
+Limits (``live/limits.py``): join attempts and wrong codes per client, joins per session per
+minute, answers per participant per second, idle expiry, a joining lock and removal by the
+instructor. A wrong code and a closed (or expired) one get the same refusal, so trying codes
+tells nothing about which sessions exist.
 """
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import hmac
 import io
 import math
@@ -23,15 +32,17 @@ import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy import Connection, Engine, case, delete, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from live import db
+from live.errors import DatabaseUnavailable, LiveError
+from live.limits import GUESS_WINDOW_S, ClientBudget, Limits, current_client, from_env
 from live.models import (
     ANSWER_MAX,
     CODE_LENGTH,
@@ -44,8 +55,10 @@ from live.models import (
 from teaching.answers import parse_number, western_digits
 
 __all__ = [
+    "DatabaseUnavailable",
     "LiveError",
     "LiveService",
+    "Member",
     "Poll",
     "QuestionSpec",
     "Tally",
@@ -55,16 +68,13 @@ __all__ = [
 
 # No 0/O, 1/I/L: a code read off a projector is typed without guessing.
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-MAX_PARTICIPANTS = 2000
 MAX_ABS_NUMBER = 1e6
-
-
-class LiveError(Exception):
-    """A refused action; ``key`` names the message (``live.error.<key>`` in the strings)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
+NICKNAME_KEY_MAX = 72
+# Characters that draw as nothing or as a blank though Unicode does not call them format
+# characters (Hangul fillers, braille blank, invisible Khmer vowels, grapheme joiner).
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u17b4\u17b5\u034f")
+_HASH_LOOKALIKES = str.maketrans({"\u266f": "#", "\u2317": "#", "\u22d5": "#"})
+_TATWEEL = "\u0640"
 
 
 @dataclass(frozen=True)
@@ -92,7 +102,8 @@ class Poll:
     version: int          # grows on every change, answers included (the projector polls it)
     state_version: int    # grows when the question changes, closes or is revealed (phones)
     question_id: int | None
-    status: str
+    status: str           # "open" or "closed" (ended by the instructor, or idle too long)
+    joining_locked: bool = False
 
 
 @dataclass(frozen=True)
@@ -124,7 +135,16 @@ class Joined:
 @dataclass(frozen=True)
 class Created:
     code: str
-    host_token: str
+    host_token: str       # the instructor key: shown once, only its hash is stored
+
+
+@dataclass(frozen=True)
+class Member:
+    """A participant as the instructor's controls see them (``id`` for removing)."""
+
+    id: int
+    label: str
+    anonymous: bool
 
 
 @dataclass(frozen=True)
@@ -146,8 +166,15 @@ class Tally:
     mistake: str | None                   # the misconception it reveals (mistakes key)
 
 
-def _now() -> datetime:
-    return datetime.now(UTC)
+def hash_key(key: object) -> str:
+    """What is stored of an instructor key: its SHA-256 (hex). The key is 128 random bits,
+    so nothing slower is needed to make the hash useless to whoever reads the database."""
+    return hashlib.sha256(str(key).encode("utf-8")).hexdigest()
+
+
+def key_matches(stored_hash: str | None, key: object) -> bool:
+    """Constant-time comparison of ``key`` with a stored hash."""
+    return stored_hash is not None and hmac.compare_digest(str(stored_hash), hash_key(key))
 
 
 def normalise_code(text: object) -> str:
@@ -159,12 +186,44 @@ def normalise_code(text: object) -> str:
 
 
 def clean_nickname(text: object) -> str:
-    """NFC, no control/format characters (bidi overrides, zero-width), single spaces."""
+    """The nickname as shown: NFC, every run of whitespace (no-break, ideographic, thin…)
+    one plain space, trimmed. Nothing else is removed: see :func:`nickname_problem`."""
     if not isinstance(text, str):
         return ""
-    text = unicodedata.normalize("NFC", text)
-    text = "".join(ch for ch in text if unicodedata.category(ch) not in ("Cc", "Cf", "Co", "Cs"))
-    return " ".join(text.split())
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+def nickname_key(nick: str) -> str:
+    """What two nicknames must not share in one session: NFKC (full-width, ligatures,
+    compatibility forms folded), accents and Arabic diacritics and tatweel dropped, case
+    folded, spaces removed — so ``Sara``, ``ＳＡＲＡ``, ``S ara`` and ``Sára`` are one name."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", nick))
+    text = "".join(ch for ch in text
+                   if unicodedata.category(ch) not in ("Mn", "Me") and ch != _TATWEEL)
+    text = unicodedata.normalize("NFKC", text.casefold().translate(_HASH_LOOKALIKES))
+    return "".join(text.split())
+
+
+def nickname_problem(nick: str) -> str | None:
+    """Why a (cleaned) nickname is refused, as an error key, or None.
+
+    ``nickname_invisible``: a control, format (zero-width, bidi override/isolate), private-use,
+    unassigned or line/paragraph-separator character, or a blank filler; ``nickname_invalid``:
+    nothing visible left; ``nickname_reserved``: it reads as an anonymous student's number
+    (``#1``, ``＃ ١``, ``♯7``); ``nickname_too_long``."""
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Co", "Cs", "Cn", "Zl", "Zp")
+           or ch in _BLANKS for ch in nick):
+        return "nickname_invisible"
+    if len(nick) > NICKNAME_MAX:
+        return "nickname_too_long"
+    key = nickname_key(nick)
+    if nick and not key:
+        return "nickname_invalid"
+    if len(key) > NICKNAME_KEY_MAX:
+        return "nickname_too_long"
+    if re.match(r"#\d", key):
+        return "nickname_reserved"
+    return None
 
 
 def canonical_number(value: float) -> str:
@@ -182,17 +241,41 @@ def number_label(value: float) -> str:
 class LiveService:
     """The live-session API over one SQLAlchemy engine (migrated to head)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, limits: Limits | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         self.engine = engine
+        self.limits = limits or from_env()
+        self.clock = clock  # wall-clock seconds (stored, compared across hosts: keep NTP on)
         self._insert = (postgresql.insert if engine.dialect.name == "postgresql"
                         else sqlite.insert)
         self._poll_cache: dict[str, tuple[float, Poll]] = {}
         self._poll_lock = threading.Lock()
+        self._join_attempts = ClientBudget(self.limits.client_joins_per_minute, 60.0)
+        self._wrong_codes = ClientBudget(self.limits.client_wrong_codes, GUESS_WINDOW_S)
+
+    def _now(self) -> datetime:
+        return datetime.fromtimestamp(self.clock(), UTC)
+
+    def _status(self, status: str | None, last_active_at: float | None) -> str | None:
+        """The status a reader sees: an open session idle for too long is closed."""
+        if status == "open" and last_active_at is not None and \
+                last_active_at < self.clock() - self.limits.idle_s:
+            return "closed"
+        return status
+
+    def _client_guard(self, client: str | None) -> str | None:
+        """The calling client (explicit, else the registered provider), refused outright
+        while it has used up its wrong codes/keys."""
+        client = client if client is not None else current_client()
+        if client and self._wrong_codes.exhausted(client):
+            raise LiveError("too_many_wrong_codes")
+        return client
 
     # --- sessions -------------------------------------------------------------------------
 
     def create_session(self, lesson: str = "") -> Created:
-        """A new open session with a fresh join code (retried on the rare collision)."""
+        """A new open session with a fresh join code (retried on the rare collision) and a
+        fresh instructor key, returned here once (only its hash is stored)."""
         host_token = secrets.token_hex(16)
         for _ in range(20):
             code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
@@ -200,92 +283,190 @@ class LiveService:
                 taken = conn.scalar(select(LiveSession.id).where(LiveSession.code == code))
                 if taken is None:
                     conn.execute(LiveSession.__table__.insert().values(
-                        code=code, host_token=host_token, lesson=lesson[:40], status="open",
-                        version=0, state_version=0, created_at=_now()))
+                        code=code, host_key_hash=hash_key(host_token), lesson=lesson[:40],
+                        status="open", version=0, state_version=0, joining_locked=False,
+                        last_active_at=self.clock(), created_at=self._now()))
                     return Created(code, host_token)
         raise LiveError("no_code")  # pragma: no cover - 31^6 codes
 
     def close_session(self, code: str, host_token: str) -> None:
         with db.write(self.engine) as conn:
-            sid = self._host(conn, code, host_token)
+            sid = self._host(conn, code, host_token, require_open=False)
             conn.execute(update(LiveQuestion).where(LiveQuestion.session_id == sid,
                                                     LiveQuestion.status == "open")
-                         .values(status="closed", closed_at=_now()))
+                         .values(status="closed", closed_at=self._now()))
             conn.execute(update(LiveSession).where(LiveSession.id == sid)
-                         .values(status="closed", closed_at=_now()))
+                         .values(status="closed", closed_at=self._now()))
 
     def open_sessions(self) -> list[str]:
-        """Codes of every open session (what a restarted process finds)."""
+        """Codes of every open session (what a restarted process finds); idle ones excluded."""
+        cutoff = self.clock() - self.limits.idle_s
         with db.read(self.engine) as conn:
-            return list(conn.scalars(select(LiveSession.code)
-                                     .where(LiveSession.status == "open")
-                                     .order_by(LiveSession.id)))
+            return list(conn.scalars(
+                select(LiveSession.code)
+                .where(LiveSession.status == "open",
+                       or_(LiveSession.last_active_at.is_(None),
+                           LiveSession.last_active_at >= cutoff))
+                .order_by(LiveSession.id)))
 
     def session_exists(self, code: str) -> str | None:
-        """``"open"``, ``"closed"`` or None for an unknown code."""
+        """``"open"``, ``"closed"`` or None for an unknown code. Not for answering a student
+        who typed a code (that would tell which codes exist): :meth:`join` answers both
+        unknown and closed codes with ``unknown_session``."""
         with db.read(self.engine) as conn:
-            return conn.scalar(select(LiveSession.status)
-                               .where(LiveSession.code == normalise_code(code)))
+            row = conn.execute(select(LiveSession.status, LiveSession.last_active_at)
+                               .where(LiveSession.code == normalise_code(code))).first()
+        return self._status(row.status, row.last_active_at) if row else None
 
     def is_host(self, code: str, host_token: str) -> bool:
         with db.read(self.engine) as conn:
-            token = conn.scalar(select(LiveSession.host_token)
-                                .where(LiveSession.code == normalise_code(code)))
-        return token is not None and hmac.compare_digest(token, str(host_token))
+            stored = conn.scalar(select(LiveSession.host_key_hash)
+                                 .where(LiveSession.code == normalise_code(code)))
+        return key_matches(stored, host_token)
+
+    def resume_host(self, code: str, host_token: str, *, client: str | None = None) -> str:
+        """The instructor's screen after a reload or a reconnect: check the code and the key
+        the browser kept, return the normalised code. An unknown code and a wrong key are the
+        same refusal (``not_host``) and count as wrong guesses for ``client``; a right key for
+        an ended or expired session → ``session_closed``."""
+        client = self._client_guard(client)
+        with db.read(self.engine) as conn:
+            row = conn.execute(select(LiveSession.host_key_hash, LiveSession.status,
+                                      LiveSession.last_active_at)
+                               .where(LiveSession.code == normalise_code(code))).first()
+        if row is None or not key_matches(row.host_key_hash, host_token):
+            if client:
+                self._wrong_codes.spend(client)
+            raise LiveError("not_host")
+        if self._status(row.status, row.last_active_at) != "open":
+            raise LiveError("session_closed")
+        return normalise_code(code)
+
+    def rotate_key(self, code: str, host_token: str) -> str:
+        """A new instructor key for the session (returned once); the old one stops working
+        at once, on every process (e.g. after the key was seen on a shared screen)."""
+        new = secrets.token_hex(16)
+        with db.write(self.engine) as conn:
+            sid = self._host(conn, code, host_token)
+            conn.execute(update(LiveSession).where(LiveSession.id == sid)
+                         .values(host_key_hash=hash_key(new)))
+        return new
+
+    def set_joining(self, code: str, host_token: str, *, locked: bool) -> None:
+        """Lock (or reopen) joining: joined students go on answering, nobody new gets in."""
+        with db.write(self.engine) as conn:
+            sid = self._host(conn, code, host_token)
+            conn.execute(update(LiveSession).where(LiveSession.id == sid)
+                         .values(joining_locked=bool(locked)))
 
     # --- participants ---------------------------------------------------------------------
 
-    def join(self, code: str, nickname: str | None = None) -> Joined:
-        """Join an open session, with a nickname (unique in the session) or anonymously."""
+    def join(self, code: str, nickname: str | None = None, *,
+             client: str | None = None) -> Joined:
+        """Join an open session, with a nickname (unique in the session by
+        :func:`nickname_key`) or anonymously.
+
+        Refusals, in the order checked: ``too_many_wrong_codes`` / ``join_too_often`` (this
+        client), a nickname problem (:func:`nickname_problem`), ``unknown_session`` (unknown,
+        ended or expired code: one answer for all three), ``joining_locked``,
+        ``session_join_busy`` (more than the per-minute joins of the session),
+        ``session_full``, ``nickname_taken``."""
+        client = self._client_guard(client)
+        if client:
+            if self._join_attempts.exhausted(client):
+                raise LiveError("join_too_often")
+            self._join_attempts.spend(client)
         nick = clean_nickname(nickname or "")
-        if len(nick) > NICKNAME_MAX:
-            raise LiveError("nickname_too_long")
-        if isinstance(nickname, str) and nickname.strip() and not nick:
-            raise LiveError("nickname_invalid")
+        problem = nickname_problem(nick)
+        if problem:
+            raise LiveError(problem)
+        key = nickname_key(nick) or None
         with db.write(self.engine) as conn:
-            sid, status, _ = self._bump(conn, code, state=False)
-            if status != "open":
-                raise LiveError("session_closed")
-            count = conn.scalar(select(func.count()).select_from(LiveParticipant)
-                                .where(LiveParticipant.session_id == sid)) or 0
-            if count >= MAX_PARTICIPANTS:
+            found = self._bump(conn, code, state=False, missing_ok=True)
+            if found is None or found.status != "open":
+                if client:
+                    self._wrong_codes.spend(client)
+                raise LiveError("unknown_session")
+            sid = found.id
+            if found.joining_locked:
+                raise LiveError("joining_locked")
+            now = self._now()
+            recent = conn.scalar(select(func.count()).select_from(LiveParticipant).where(
+                LiveParticipant.session_id == sid,
+                LiveParticipant.joined_at > datetime.fromtimestamp(
+                    self.clock() - 60.0, UTC))) or 0
+            if recent >= self.limits.joins_per_minute:
+                raise LiveError("session_join_busy")
+            total, active = conn.execute(
+                select(func.count(), func.count().filter(LiveParticipant.removed.is_(False)))
+                .where(LiveParticipant.session_id == sid)).one()
+            if (active or 0) >= self.limits.max_participants:
                 raise LiveError("session_full")
-            key = nick.casefold() if nick else None
             if key and conn.scalar(select(LiveParticipant.id).where(
                     LiveParticipant.session_id == sid, LiveParticipant.nickname_key == key)):
                 raise LiveError("nickname_taken")
             token = secrets.token_hex(16)
-            label = f"#{count + 1}"
+            label = f"#{(total or 0) + 1}"
             conn.execute(LiveParticipant.__table__.insert().values(
                 session_id=sid, token=token, nickname=nick or None, nickname_key=key,
-                anon_label=label, joined_at=_now()))
+                anon_label=label, removed=False, joined_at=now))
         return Joined(token, nick or label, not nick)
 
     def participant(self, code: str, token: str) -> Joined | None:
-        """Who ``token`` is in session ``code`` (None if not joined there)."""
+        """Who ``token`` is in session ``code`` (None if not joined there, or removed)."""
         with db.read(self.engine) as conn:
             row = conn.execute(
                 select(LiveParticipant.nickname, LiveParticipant.anon_label)
                 .join(LiveSession, LiveSession.id == LiveParticipant.session_id)
                 .where(LiveSession.code == normalise_code(code),
-                       LiveParticipant.token == str(token))).first()
+                       LiveParticipant.token == str(token),
+                       LiveParticipant.removed.is_(False))).first()
         if row is None:
             return None
         return Joined(str(token), row.nickname or row.anon_label, row.nickname is None)
 
     def roster(self, code: str, limit: int = 60) -> tuple[int, list[str]]:
         """How many joined, and the labels of the latest ``limit`` (newest first)."""
+        members = self._members(code, limit)
+        return members[0], [m.label for m in members[1]]
+
+    def members(self, code: str, host_token: str, limit: int = 500) -> list[Member]:
+        """The participants (newest first, removed ones left out) with the ids that
+        :meth:`remove_participant` takes: for the instructor only."""
+        if not self.is_host(code, host_token):
+            raise LiveError("not_host")
+        return self._members(code, limit)[1]
+
+    def _members(self, code: str, limit: int) -> tuple[int, list[Member]]:
         with db.read(self.engine) as conn:
             sid = conn.scalar(select(LiveSession.id).where(
                 LiveSession.code == normalise_code(code)))
             if sid is None:
                 return 0, []
+            active = (LiveParticipant.session_id == sid, LiveParticipant.removed.is_(False))
             count = conn.scalar(select(func.count()).select_from(LiveParticipant)
-                                .where(LiveParticipant.session_id == sid)) or 0
-            rows = conn.execute(select(LiveParticipant.nickname, LiveParticipant.anon_label)
-                                .where(LiveParticipant.session_id == sid)
+                                .where(*active)) or 0
+            rows = conn.execute(select(LiveParticipant.id, LiveParticipant.nickname,
+                                       LiveParticipant.anon_label)
+                                .where(*active)
                                 .order_by(LiveParticipant.id.desc()).limit(limit)).all()
-        return int(count), [r.nickname or r.anon_label for r in rows]
+        return int(count), [Member(r.id, r.nickname or r.anon_label, r.nickname is None)
+                            for r in rows]
+
+    def remove_participant(self, code: str, host_token: str, participant_id: int) -> None:
+        """The instructor removes a participant: their answers are deleted (counts and the
+        chart drop them), their token is refused (``removed``), their nickname stays taken."""
+        with db.write(self.engine) as conn:
+            sid = self._host(conn, code, host_token)
+            done = conn.execute(update(LiveParticipant)
+                                .where(LiveParticipant.id == int(participant_id),
+                                       LiveParticipant.session_id == sid,
+                                       LiveParticipant.removed.is_(False))
+                                .values(removed=True))
+            if done.rowcount != 1:
+                raise LiveError("participant_unknown")
+            conn.execute(delete(LiveAnswer).where(
+                LiveAnswer.participant_id == int(participant_id)))
 
     # --- questions ------------------------------------------------------------------------
 
@@ -305,25 +486,26 @@ class LiveService:
             sid = self._host(conn, code, host_token)
             conn.execute(update(LiveQuestion).where(LiveQuestion.session_id == sid,
                                                     LiveQuestion.status == "open")
-                         .values(status="closed", closed_at=_now()))
+                         .values(status="closed", closed_at=self._now()))
             position = (conn.scalar(select(func.max(LiveQuestion.position))
                                     .where(LiveQuestion.session_id == sid)) or 0) + 1
             qid = conn.execute(LiveQuestion.__table__.insert().values(
                 session_id=sid, position=position, kind=spec.kind, template=spec.template[:40],
                 measure=spec.measure, scenario=dict(spec.scenario), options=options,
                 correct=spec.correct, tolerance=float(spec.tolerance), status="open",
-                revealed=False, created_at=_now()).returning(LiveQuestion.id)).scalar_one()
+                revealed=False, created_at=self._now()).returning(LiveQuestion.id)).scalar_one()
             conn.execute(update(LiveSession).where(LiveSession.id == sid)
                          .values(current_question_id=qid))
             return qid
 
     def close_question(self, code: str, host_token: str, question_id: int) -> None:
-        self._set_question(code, host_token, question_id, status="closed", closed_at=_now())
+        self._set_question(code, host_token, question_id, status="closed",
+                           closed_at=self._now())
 
     def reveal(self, code: str, host_token: str, question_id: int) -> None:
         """Show the right answer (and close the question: no answers after the reveal)."""
         self._set_question(code, host_token, question_id, status="closed", revealed=True,
-                           closed_at=_now())
+                           closed_at=self._now())
 
     def _set_question(self, code: str, host_token: str, question_id: int, **values) -> None:
         with db.write(self.engine) as conn:
@@ -351,14 +533,18 @@ class LiveService:
     # --- answers --------------------------------------------------------------------------
 
     def answer(self, code: str, token: str, question_id: int, value: str) -> AnswerResult:
-        """Store (or change) this participant's answer; refused once the question is closed."""
+        """Store (or change) this participant's answer; refused once the question is closed,
+        for a removed participant (``removed``) and when sent sooner than the answer rate
+        allows after their previous one (``answer_too_fast``) — except the same answer again
+        (a resend after a reconnect), which is confirmed without a write."""
         if not isinstance(value, str) or not value.strip():
             raise LiveError("answer_empty")
         if len(value) > 64:
             raise LiveError("answer_too_long")
         with db.write(self.engine) as conn:
-            sid, status, current = self._bump(conn, code, state=False)
-            if status != "open":
+            found = self._bump(conn, code, state=False)
+            sid, current = found.id, found.current_question_id
+            if found.status != "open":
                 raise LiveError("session_closed")
             q = conn.execute(select(LiveQuestion.kind, LiveQuestion.options,
                                     LiveQuestion.status)
@@ -368,14 +554,26 @@ class LiveService:
                 raise LiveError("question_unknown")
             if q.status != "open" or current != int(question_id):
                 raise LiveError("question_closed")
-            pid = conn.scalar(select(LiveParticipant.id).where(
-                LiveParticipant.token == str(token), LiveParticipant.session_id == sid))
-            if pid is None:
+            who = conn.execute(select(LiveParticipant.id, LiveParticipant.removed,
+                                      LiveParticipant.last_answer_at).where(
+                LiveParticipant.token == str(token), LiveParticipant.session_id == sid)).first()
+            if who is None:
                 raise LiveError("not_joined")
+            if who.removed:
+                raise LiveError("removed")
+            pid = who.id
             stored, number = _validate(q.kind, q.options, value)
             previous = conn.scalar(select(LiveAnswer.value).where(
                 LiveAnswer.question_id == int(question_id), LiveAnswer.participant_id == pid))
-            now = _now()
+            moment = self.clock()
+            if (who.last_answer_at is not None
+                    and moment - who.last_answer_at < self.limits.answer_interval_s):
+                if previous == stored:
+                    return AnswerResult(stored, previous)
+                raise LiveError("answer_too_fast")
+            conn.execute(update(LiveParticipant).where(LiveParticipant.id == pid)
+                         .values(last_answer_at=moment))
+            now = self._now()
             stmt = self._insert(LiveAnswer.__table__).values(
                 question_id=int(question_id), participant_id=pid, value=stored, number=number,
                 revisions=1, created_at=now, updated_at=now)
@@ -407,10 +605,12 @@ class LiveService:
                 return hit[1]
         with db.read(self.engine) as conn:
             row = conn.execute(select(LiveSession.version, LiveSession.state_version,
-                                      LiveSession.current_question_id, LiveSession.status)
+                                      LiveSession.current_question_id, LiveSession.status,
+                                      LiveSession.last_active_at, LiveSession.joining_locked)
                                .where(LiveSession.code == code)).first()
         result = Poll(row.version, row.state_version, row.current_question_id,
-                      row.status) if row else None
+                      self._status(row.status, row.last_active_at) or "closed",
+                      bool(row.joining_locked)) if row else None
         if result is not None:
             with self._poll_lock:
                 # a slower read that started earlier must not overwrite a newer one: the
@@ -434,7 +634,8 @@ class LiveService:
                                   .group_by(LiveAnswer.value, LiveAnswer.number)).all()
             participants = conn.scalar(
                 select(func.count()).select_from(LiveParticipant)
-                .where(LiveParticipant.session_id == row.session_id)) or 0
+                .where(LiveParticipant.session_id == row.session_id,
+                       LiveParticipant.removed.is_(False))) or 0
         return _tally(q, [(g[0], g[1], int(g[2])) for g in groups], int(participants))
 
     def export_csv(self, code: str, host_token: str) -> str:
@@ -471,25 +672,53 @@ class LiveService:
 
     # --- internals ------------------------------------------------------------------------
 
-    def _bump(self, conn: Connection, code: str, *, state: bool) -> tuple[int, str, int | None]:
-        """Lock the session row (first statement of every write) and bump its counters."""
-        values: dict[str, Any] = {"version": LiveSession.version + 1}
+    def _bump(self, conn: Connection, code: str, *, state: bool,
+              missing_ok: bool = False) -> _Locked | None:
+        """Lock the session row (first statement of every write), bump its counters and its
+        idle clock — unless it is already past the idle limit: then it stays expired and its
+        status reads ``closed``."""
+        now = self.clock()
+        alive = or_(LiveSession.last_active_at.is_(None),
+                    LiveSession.last_active_at >= now - self.limits.idle_s)
+        values: dict[str, Any] = {"version": LiveSession.version + 1,
+                                  "last_active_at": case((alive, now),
+                                                         else_=LiveSession.last_active_at)}
         if state:
             values["state_version"] = LiveSession.state_version + 1
         row = conn.execute(update(LiveSession).where(LiveSession.code == normalise_code(code))
                            .values(**values)
                            .returning(LiveSession.id, LiveSession.status,
-                                      LiveSession.current_question_id)).first()
+                                      LiveSession.current_question_id,
+                                      LiveSession.last_active_at, LiveSession.joining_locked,
+                                      LiveSession.host_key_hash)).first()
         if row is None:
+            if missing_ok:
+                return None
             raise LiveError("unknown_session")
-        return row.id, row.status, row.current_question_id
+        status = "closed" if row.last_active_at is not None and row.last_active_at < now \
+            else row.status
+        return _Locked(row.id, status, row.current_question_id, bool(row.joining_locked),
+                       row.host_key_hash)
 
-    def _host(self, conn: Connection, code: str, host_token: str) -> int:
-        sid, _status, _ = self._bump(conn, code, state=True)
-        token = conn.scalar(select(LiveSession.host_token).where(LiveSession.id == sid))
-        if not hmac.compare_digest(str(token), str(host_token)):
+    def _host(self, conn: Connection, code: str, host_token: str, *,
+              require_open: bool = True) -> int:
+        found = self._bump(conn, code, state=True)
+        if not key_matches(found.host_key_hash, host_token):
             raise LiveError("not_host")
-        return sid
+        if require_open and found.status != "open":
+            raise LiveError("session_closed")
+        return found.id
+
+
+@dataclass(frozen=True)
+class _Locked:
+    """The session row as the first statement of a write transaction left it."""
+
+    id: int
+    status: str
+    current_question_id: int | None
+    joining_locked: bool
+    host_key_hash: str
 
 
 def _question(row) -> Question:

@@ -10,7 +10,9 @@ import functools
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
+from live import limits
 from runtime import catalog, local_store, state
 from text.i18n import STRINGS_DIR, load_content, strings, t
 from ui import layout, share
@@ -154,6 +156,16 @@ def presenter_bar() -> None:
         )
         with st.popover(t("share.heading"), icon=":material/qr_code_2:"):
             share.share_panel(key="mz-share-present")
+
+
+def browser_session() -> str | None:
+    """The client the live classroom budgets (join attempts, wrong codes): this browser
+    tab's Streamlit session (``live`` itself knows nothing of Streamlit)."""
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx else None
+
+
+limits.client_provider = browser_session
 
 
 def run() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import glob
 import os
 import pwd
+import secrets
 import shutil
 import socket
 import subprocess
@@ -18,6 +19,9 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine
 
 
 def server_bin() -> Path | None:
@@ -80,6 +84,47 @@ def start_cluster() -> Cluster:
         raise RuntimeError(f"pg_ctl start failed: {text}")
     return Cluster(f"postgresql+psycopg://mizan@127.0.0.1:{port}/postgres", folder, prefix,
                    binaries)
+
+
+# --- fixtures: each test on SQLite and on a fresh database in the throwaway cluster ------------
+
+
+@pytest.fixture(scope="session")
+def pg_cluster():
+    if server_bin() is None:
+        pytest.skip("PostgreSQL server binaries not installed (/usr/lib/postgresql/*/bin: "
+                    "apt-get install postgresql)")
+    cluster = start_cluster()  # a failure to start is an error, not a skip
+    yield cluster
+    cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'live.sqlite3'}"
+        return
+    cluster = request.getfixturevalue("pg_cluster")
+    name = "t_" + secrets.token_hex(6)
+    admin = create_engine(cluster.url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f"CREATE DATABASE {name}")
+    yield cluster.url.rsplit("/", 1)[0] + "/" + name
+    with admin.connect() as conn:
+        conn.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
+    admin.dispose()
+
+
+@pytest.fixture
+def svc(db_url):
+    from live import db
+    from live.service import LiveService
+
+    engine = db.make_engine(db_url)
+    db.upgrade(engine)
+    service = LiveService(engine)
+    yield service
+    engine.dispose()
 
 
 # --- worker processes for the concurrency and restart tests (spawned: importable here) -------

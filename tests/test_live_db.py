@@ -5,25 +5,26 @@ each test gets a fresh database in it. Concurrency tests use real separate proce
 with its own engine, answering the same question at the same moment.
 """
 
+# ruff: noqa: F811  (the fixtures imported from tests.live_pg are parameters here)
 from __future__ import annotations
 
 import csv
 import io
 import math
 import multiprocessing
-import secrets
 import time
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import create_engine, func, inspect, select
+from sqlalchemy import func, inspect, select
 
 from live import db
 from live.models import Base, LiveAnswer, LiveParticipant
 from live.service import LiveError, LiveService, QuestionSpec, normalise_code
 from metrics import binary, graded
 from tests import live_pg
+from tests.live_pg import db_url, pg_cluster, svc  # noqa: F401 (shared fixtures)
 
 RANKING = ["d7", "d2", "d9", "d4", "d1"]
 QRELS = {"d2": 1, "d4": 1}
@@ -44,39 +45,11 @@ def choice_spec() -> QuestionSpec:
 # --- backends ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
-def pg_cluster():
-    if live_pg.server_bin() is None:
-        pytest.skip("PostgreSQL server binaries not installed (/usr/lib/postgresql/*/bin: "
-                    "apt-get install postgresql)")
-    cluster = live_pg.start_cluster()  # a failure to start is an error, not a skip
-    yield cluster
-    cluster.stop()
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request, tmp_path):
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'live.sqlite3'}"
-        return
-    cluster = request.getfixturevalue("pg_cluster")
-    name = "t_" + secrets.token_hex(6)
-    admin = create_engine(cluster.url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f"CREATE DATABASE {name}")
-    yield cluster.url.rsplit("/", 1)[0] + "/" + name
-    with admin.connect() as conn:
-        conn.exec_driver_sql(f"DROP DATABASE {name} WITH (FORCE)")
-    admin.dispose()
-
-
-@pytest.fixture
-def svc(db_url):
-    engine = db.make_engine(db_url)
-    db.upgrade(engine)
-    service = LiveService(engine)
-    yield service
-    engine.dispose()
+@pytest.fixture(autouse=True)
+def _unpaced(monkeypatch):
+    """These tests (and their worker processes, which inherit the environment) answer many
+    times a second on purpose; the pacing has its own tests in test_live_limits.py."""
+    monkeypatch.setenv("MIZAN_LIVE_ANSWERS_PER_SECOND", "100000")
 
 
 @pytest.fixture
@@ -121,12 +94,13 @@ def test_migrations_build_exactly_the_models_and_are_idempotent(svc):
 def test_sqlite_file_is_in_wal_mode_with_a_busy_timeout(tmp_path, monkeypatch):
     monkeypatch.delenv("MIZAN_DATABASE_URL", raising=False)
     monkeypatch.setenv("MIZAN_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("MIZAN_DB_STATEMENT_TIMEOUT_S", "7.5")
     url = db.database_url()
     assert url == f"sqlite:///{tmp_path / 'data' / 'mizan.sqlite3'}"
     engine = db.make_engine(url)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == db.BUSY_TIMEOUT_MS
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 7500
         assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
     engine.dispose()
     assert (tmp_path / "data" / "mizan.sqlite3").is_file()
@@ -151,7 +125,7 @@ def test_codes_are_short_unambiguous_and_typed_forgivingly(svc):
     assert normalise_code("٢ab ٣") == "2AB3"
 
 
-def test_unknown_and_closed_sessions_refuse_to_join(svc):
+def test_unknown_and_closed_sessions_refuse_to_join_with_one_message(svc):
     with pytest.raises(LiveError) as err:
         svc.join("ZZZZZZ", "x")
     assert err.value.key == "unknown_session"
@@ -159,7 +133,7 @@ def test_unknown_and_closed_sessions_refuse_to_join(svc):
     svc.close_session(created.code, created.host_token)
     with pytest.raises(LiveError) as err:
         svc.join(created.code, "late")
-    assert err.value.key == "session_closed"
+    assert err.value.key == "unknown_session"  # no oracle: closed reads like unknown
     assert created.code not in svc.open_sessions()
 
 
@@ -167,18 +141,30 @@ def test_nicknames_are_labels_unique_per_session_and_stored_verbatim(svc):
     created = svc.create_session()
     html = '<b onclick=x>hi</b>'
     assert svc.join(created.code, html).label == html  # stored as typed, escaped on display
-    assert svc.join(created.code, "  سارة\u202e  ").label == "سارة"  # bidi override dropped
+    assert svc.join(created.code, "  سارة  ").label == "سارة"
+    assert svc.join(created.code, "Ali\u00a0\u3000 Baba").label == "Ali Baba"  # one space
     svc.join(created.code, "Sara")
-    for taken in ("سارة", " SARA ", "sara", "Sa\u200bra"):  # a zero-width space does not help
+    # look-alikes of a taken nickname: case, full width, spaces, accents, tashkeel, tatweel
+    for taken in ("سارة", "سـارَة", " SARA ", "sara", "ＳＡＲＡ", "S a r a", "Sára", "AliBaba"):
         with pytest.raises(LiveError) as err:
             svc.join(created.code, taken)
-        assert err.value.key == "nickname_taken"
+        assert err.value.key == "nickname_taken", taken
     with pytest.raises(LiveError) as err:
         svc.join(created.code, "x" * 25)
     assert err.value.key == "nickname_too_long"
+    for invisible in ("Sa\u200bra", "سارة\u202e", "\u200f\u202e", "\u2066x\u2069",
+                      "a\u3164", "\u2800", "x\ufeff", "A\u180ei"):
+        with pytest.raises(LiveError) as err:
+            svc.join(created.code, invisible)
+        assert err.value.key == "nickname_invisible", ascii(invisible)
+    for number in ("#1", "# 12", "＃３", "#١", "♯7", "#2b"):  # reads as an anonymous student
+        with pytest.raises(LiveError) as err:
+            svc.join(created.code, number)
+        assert err.value.key == "nickname_reserved", number
     with pytest.raises(LiveError) as err:
-        svc.join(created.code, "\u200f\u202e")
+        svc.join(created.code, "\u0301\u0640")  # a lone accent and tatweel: nothing to see
     assert err.value.key == "nickname_invalid"
+    assert svc.join(created.code, "C#1 fan").label == "C#1 fan"  # '#' inside a name is fine
     first, second = svc.join(created.code, "   "), svc.join(created.code)
     assert first.anonymous and second.anonymous and first.label != second.label
     assert first.token != second.token
@@ -258,17 +244,27 @@ def test_pushing_a_question_closes_the_previous_one(svc, room):
 
 
 def test_only_the_host_controls_the_session(svc, room):
-    created, _, _, qid = room
+    created, ali, _, qid = room
     wrong = "0" * 32
+    ali_id = next(m.id for m in svc.members(created.code, created.host_token)
+                  if m.label == "Ali")
     for action in (lambda: svc.push_question(created.code, wrong, choice_spec()),
                    lambda: svc.close_question(created.code, wrong, qid),
                    lambda: svc.reveal(created.code, wrong, qid),
                    lambda: svc.close_session(created.code, wrong),
-                   lambda: svc.export_csv(created.code, wrong)):
+                   lambda: svc.export_csv(created.code, wrong),
+                   lambda: svc.rotate_key(created.code, wrong),
+                   lambda: svc.set_joining(created.code, wrong, locked=True),
+                   lambda: svc.members(created.code, wrong),
+                   lambda: svc.remove_participant(created.code, wrong, ali_id),
+                   lambda: svc.resume_host(created.code, wrong),
+                   lambda: svc.resume_host("ZZZZZZ", created.host_token)):
         with pytest.raises(LiveError) as err:
             action()
         assert err.value.key == "not_host"
     assert svc.question(qid).is_open and not svc.question(qid).revealed
+    assert svc.participant(created.code, ali.token) is not None
+    assert not svc.poll(created.code).joining_locked
     with pytest.raises(LiveError) as err:
         svc.push_question(created.code, created.host_token,
                           QuestionSpec("choice", "x", "Z", options=[{"value": "A"}]))
