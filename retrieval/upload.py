@@ -193,9 +193,11 @@ def _records(rows):
 
 
 def _delimiter(text: str) -> str:
-    """The most frequent of , ; tab | in the first non-blank line (comma if none)."""
+    """The most frequent of , ; tab | in the first non-blank line. A header without any is one
+    column: NUL then never splits a row (``read_text`` refuses files containing NUL)."""
     first = next((line for line in _LINE_END.split(text) if line.strip()), "")
-    return max(",;\t|", key=lambda d: (first.count(d), d == ","))
+    best = max(",;\t|", key=lambda d: (first.count(d), d == ","))
+    return best if best in first else "\0"
 
 
 def _chunk(units: list[_Unit], chunking: Chunking) -> list[Passage]:
