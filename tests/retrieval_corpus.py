@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from retrieval.corpus import Corpus, Passage
+from retrieval.engine import Retrievers
 
 ROWS = [
     # id, doc, title (ar, en), text (ar, en)
@@ -31,3 +34,9 @@ def corpus(lang: str) -> Corpus:
     i = 0 if lang == "ar" else 1
     return Corpus(tuple(Passage(pid, text[i], doc=doc, title=title[i])
                         for pid, doc, title, text in ROWS), lang, name="test")
+
+
+@cache
+def indexed(lang: str) -> Retrievers:
+    """The test corpus with its three retrievers, built once per test process."""
+    return Retrievers.build(corpus(lang))

@@ -12,14 +12,14 @@ from retrieval.bm25 import BM25Index
 from retrieval.engine import SYSTEMS, Retrievers
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from retrieval.ranking import Hit, rank
-from tests.retrieval_corpus import corpus
+from tests.retrieval_corpus import corpus, indexed
 
 
 @pytest.fixture(scope="session")
 def systems():
     """Both test corpora indexed once (one model load for the whole session)."""
     assert dense.status(load=True).available
-    return {lang: Retrievers.build(corpus(lang)) for lang in ("ar", "en")}
+    return {lang: indexed(lang) for lang in ("ar", "en")}
 
 
 # ---------------------------------------------------------------- analysis
@@ -162,7 +162,7 @@ def test_dense_ranks_every_passage_deterministically(systems):
 
 
 def test_passage_vectors_do_not_depend_on_batching_or_threads(systems):
-    texts = list(corpus("ar").indexed_texts) + list(corpus("en").indexed_texts)
+    texts = [p.title for lang in ("ar", "en") for p in corpus(lang).passages][:dense.BATCH + 2]
     seen = []
     one = dense.embed_passages(texts, workers=1, progress=lambda d, t: seen.append((d, t)))
     two = dense.embed_passages(texts, workers=2)
