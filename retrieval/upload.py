@@ -85,7 +85,6 @@ class Upload:
 class _Unit:
     """A .txt paragraph, a .md section or a CSV row: what gets one id."""
     id: str | None
-    line: int
     title: str = ""
     doc: str = ""
     paragraphs: list[tuple[int, str]] = field(default_factory=list)   # (first line, text)
@@ -116,7 +115,7 @@ def parse_upload(data: bytes, filename: str, chunking: Chunking = Chunking(), *,
 
 def _blocks(text: str, *, markdown: bool) -> list[_Unit]:
     """.txt: a unit per paragraph; .md: a unit per heading section, its paragraphs inside."""
-    sections = [_Unit(None, 1)]
+    sections = [_Unit(None)]
     lines: list[str] = []
     start = 1
     for number, line in enumerate([*_LINE_END.split(text), ""], start=1):
@@ -129,10 +128,10 @@ def _blocks(text: str, *, markdown: bool) -> list[_Unit]:
             sections[-1].paragraphs.append((start, "\n".join(lines)))
             lines = []
         if heading:
-            sections.append(_Unit(None, number, title=heading.group(1).strip()))
+            sections.append(_Unit(None, title=heading.group(1).strip()))
     if markdown:
         return [unit for unit in sections if unit.paragraphs]
-    return [_Unit(None, line, paragraphs=[(line, par)]) for line, par in sections[0].paragraphs]
+    return [_Unit(None, paragraphs=[paragraph]) for paragraph in sections[0].paragraphs]
 
 
 def _column_role(name: str) -> str | None:
@@ -175,7 +174,7 @@ def _csv_units(text: str, delimiter: str | None, skipped: list[int]) -> list[_Un
                 raise CorpusError("empty_id", line=first, column=role)
             if any(c.isspace() for c in value.get(role, "")):
                 raise CorpusError("bad_id", line=first, id=value[role])
-        units.append(_Unit(value.get("id"), first, value.get("title", ""), value.get("doc", ""),
+        units.append(_Unit(value.get("id"), value.get("title", ""), value.get("doc", ""),
                            [(first, value["text"])]))
     if header is None:
         raise CorpusError("empty_file")
