@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_retrieve.py              # every bundled question, 1,000 passages
     .venv/bin/python bench/bench_retrieve.py --small      # 20 questions, 200 passages
     .venv/bin/python bench/bench_retrieve.py --workers 1 2   # the upload with 1 and 2 threads
+    .venv/bin/python bench/bench_retrieve.py --only-upload --sentences 1
 
 1. **Question → three rankings + metrics**: for every bundled question in each language pair
    (ar→ar, en→en, en→ar), with the query-vector cache emptied first (a typed question is new):
@@ -13,10 +14,11 @@
 2. **Cold start** in a fresh interpreter: ``import retrieval``, then the bundled handbook with
    its indexes (``load_bundled``: TOML, stored vectors checked against the texts, two BM25
    indexes), the questions, the model's load, and a first question.
-3. **Upload**: a 1,000-passage text file (the handbook's passages, both languages, cycled with a
-   number so none repeats) through ``parse_upload`` + ``Retrievers.build`` (BM25, then every
-   passage embedded on ``--workers`` threads). Target: <= 30 s on 2 cores. The dense part
-   costs about 1.2 ms of CPU per token, so the mean tokens per passage is printed too.
+3. **Upload**: a 1,000-passage text file through ``parse_upload`` + ``Retrievers.build`` (BM25,
+   then every passage embedded on ``--workers`` threads): the handbook's passages (both
+   languages, cycled with a number so none repeats) whole (``--sentences 0``, ~114 tokens) and
+   cut into single sentences (``--sentences 1``, ~30 tokens). Target: <= 30 s on 2 cores. The
+   dense part costs about 1.2 ms of CPU per token, so the mean tokens a passage is printed.
 
 The machine is shared: read CPU times and ratios from one run.
 """
@@ -101,20 +103,27 @@ def bench_cold() -> None:
     print("  " + "  ".join(f"{k} {v:.2f}" for k, v in t.items()))
 
 
-def _upload_bytes(n: int) -> bytes:
+def _upload_bytes(n: int, sentences: int) -> bytes:
+    """n paragraphs: the handbook's passages (both languages) cycled and numbered, or with
+    ``sentences`` > 0 its passages cut into that many sentences each."""
     from retrieval.corpus import load_handbook
+    from retrieval.upload import Chunking, parse_upload
 
     handbook = load_handbook()
     texts = [p.text for lang in ("ar", "en") for p in handbook[lang].passages]
+    if sentences:
+        whole = "\n\n".join(texts).encode()
+        texts = [p.text for p in parse_upload(whole, "h.txt", Chunking("sentences", sentences),
+                                              max_passages=10**6).corpus.passages]
     return "\n\n".join(f"{texts[i % len(texts)]} ({i + 1})" for i in range(n)).encode()
 
 
-def bench_upload(n: int, workers: list[int]) -> None:
+def bench_upload(n: int, workers: list[int], sentences: int) -> None:
     from retrieval import dense
     from retrieval.engine import Retrievers
     from retrieval.upload import parse_upload
 
-    data = _upload_bytes(n)
+    data = _upload_bytes(n, sentences)
     model = dense._encoder()
     for count in workers:
         wall, cpu = time.perf_counter(), time.process_time()
@@ -137,11 +146,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
     parser.add_argument("--workers", type=int, nargs="+", default=[2])
+    parser.add_argument("--sentences", type=int, nargs="+", default=[0, 1],
+                        help="upload passages: 0 = whole handbook passages, N = N sentences")
+    parser.add_argument("--only-upload", action="store_true")
     args, _ = parser.parse_known_args()   # run_all.py passes on other benchmarks' options
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
-    bench_questions(20 if args.small else None)
-    bench_cold()
-    bench_upload(200 if args.small else 1000, args.workers)
+    if not args.only_upload:
+        bench_questions(20 if args.small else None)
+        bench_cold()
+    for sentences in args.sentences:
+        bench_upload(200 if args.small else 1000, args.workers, sentences)
 
 
 if __name__ == "__main__":
