@@ -54,7 +54,7 @@ class Retrievers:
         if vectors is None and dense_status().available:
             report = None if progress is None else (lambda d, t: progress("dense", d, t))
             vectors = embed_passages(corpus.indexed_texts, progress=report,
-                                           workers=workers or min(2, os.cpu_count() or 1))
+                                     workers=workers or min(2, os.cpu_count() or 1))
         if vectors is not None:
             index = DenseIndex(corpus.ids, vectors)
         return cls(corpus, bm25, index)
@@ -74,7 +74,7 @@ class Retrievers:
             full["dense"] = self.dense.search(query)
             full["hybrid"] = reciprocal_rank_fusion(full, weights, k=rrf_k)
         elif "dense" in self.systems:
-            full["dense"] = full["hybrid"] = []
+            full["dense"], full["hybrid"] = [], []
         return {name: hits[:k] for name, hits in full.items()}
 
 
