@@ -513,7 +513,7 @@ def _mb(size: object) -> str:
 
 
 def error_message(err: metrics.FormatError, texts: Mapping[str, str],
-                  words: Mapping[str, Mapping[str, str]]) -> str:
+                  words: Mapping[str, Mapping[str, str]], separator: str = ", ") -> str:
     """A refused upload in the page's language, as safe Markdown: the line first when known,
     then the problem with its values (anything from the file is escaped by ``fill``)."""
     values: dict[str, object] = {}
@@ -526,7 +526,7 @@ def error_message(err: metrics.FormatError, texts: Mapping[str, str],
             values[key] = words.get("columns", {}).get(str(value), str(value))
         elif isinstance(value, (list, tuple)):
             shown = [str(v) for v in value[:12]]
-            values[key] = ", ".join(shown) + (" …" if len(value) > 12 else "")
+            values[key] = separator.join(shown) + (" …" if len(value) > 12 else "")
         else:
             values[key] = "" if value is None else value
     template = texts.get(err.key) or texts["unknown"]

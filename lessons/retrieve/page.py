@@ -479,23 +479,33 @@ def all_questions() -> None:
 
 
 def comparisons_section(ov: logic.Overview, words) -> None:
+    """One column per pair of systems (B against A), one row per number: fits a phone."""
     layout.markdown(f"**{fill(words['tests_heading'], {'measure': ov.measure})}**")
-    headers = [words["col_pair"], words["col_wins"], words["col_ties"], words["col_losses"],
-               words["col_mean_a"], words["col_mean_b"], words["col_delta"], words["col_ci"],
-               words["col_p_t"], words["col_p_rand"]]
-    rows = []
-    for (a, b), cmp in ov.comparisons.items():
-        ci = (f'<bdi dir="ltr">[{bidi.escape_html(logic.signed(cmp.ci_low))}, '
-              f'{bidi.escape_html(logic.signed(cmp.ci_high))}]</bdi>')
-        rows.append([
-            bidi.escape_html(fill(words["b_vs_a"], {"a": name(a), "b": name(b)})),
-            cell_num(cmp.wins, 0), cell_num(cmp.ties, 0), cell_num(cmp.losses, 0),
-            cell_num(cmp.mean_a), cell_num(cmp.mean_b),
-            f'<bdi dir="ltr">{bidi.escape_html(logic.signed(cmp.mean_delta))}</bdi>', ci,
-            f'<bdi dir="ltr">{bidi.escape_html(logic.p_text(cmp.p_ttest))}</bdi>',
-            f'<bdi dir="ltr">{bidi.escape_html(logic.p_text(cmp.p_randomization))}</bdi>'])
-    html_table([cell_text(h) for h in headers], rows, key="rt-all-tests",
-               numeric=range(1, len(headers)))
+
+    def signed(x: float) -> str:
+        return f'<bdi dir="ltr">{bidi.escape_html(logic.signed(x))}</bdi>'
+
+    def p_value(p: float | None) -> str:
+        return f'<bdi dir="ltr">{bidi.escape_html(logic.p_text(p))}</bdi>'
+
+    rows = {
+        "col_wins": lambda cmp: cell_num(cmp.wins, 0),
+        "col_ties": lambda cmp: cell_num(cmp.ties, 0),
+        "col_losses": lambda cmp: cell_num(cmp.losses, 0),
+        "col_mean_a": lambda cmp: cell_num(cmp.mean_a),
+        "col_mean_b": lambda cmp: cell_num(cmp.mean_b),
+        "col_delta": lambda cmp: signed(cmp.mean_delta),
+        "col_ci": lambda cmp: (f'<bdi dir="ltr">[{bidi.escape_html(logic.signed(cmp.ci_low))}, '
+                               f'{bidi.escape_html(logic.signed(cmp.ci_high))}]</bdi>'),
+        "col_p_t": lambda cmp: p_value(cmp.p_ttest),
+        "col_p_rand": lambda cmp: p_value(cmp.p_randomization),
+    }
+    headers = [cell_text(words["col_pair"])] + [
+        cell_text(fill(words["b_vs_a"], {"a": name(a), "b": name(b)}))
+        for a, b in ov.comparisons]
+    html_table(headers, [[cell_text(words[key])] + [show(cmp) for cmp in ov.comparisons.values()]
+                         for key, show in rows.items()],
+               key="rt-all-tests", numeric=range(1, len(headers)))
     layout.markdown(words["tests_caption"])
 
 
@@ -595,7 +605,8 @@ def load_own(own: dict, data: bytes, file_name: str, chunking: Chunking) -> None
     try:
         upload = logic.parse(data, file_name, chunking)
     except FormatError as err:
-        own["problem"] = (file_name, logic.error_message(err, c["errors"], c["error_words"]))
+        own["problem"] = (file_name, logic.error_message(err, c["errors"], c["error_words"],
+                                                       list_separator()))
         return
     old = own.get("job")
     if old is not None:
