@@ -131,6 +131,12 @@ def cell_text(text: str) -> str:
     return bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
 
 
+def two_widths(long: str, short: str) -> str:
+    """A header in full on wide screens and short on phones (CSS shows one of the two)."""
+    return (f'<span class="mz-rt-long">{cell_text(long)}</span>'
+            f'<span class="mz-rt-short">{cell_text(short)}</span>')
+
+
 def cell_num(x: float, decimals: int = 3, *, bold: bool = False) -> str:
     shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals))}</bdi>'
     return f"<strong>{shown}</strong>" if bold else shown
@@ -212,9 +218,10 @@ def values_table(values: Mapping[str, Mapping[str, float]],
     words = c["one"]
     names = logic.measure_names(k)
     best = {m: logic.best_systems(values, m) for m in names}
+    keys = [f"col_{m.split('@')[0]}" for m in names] + ["col_unjudged"]
     headers = [bidi.escape_html(words["system"])] + [
-        cell_text(fill(words["col_" + m.split("@")[0]], {"k": k})) for m in names] + [
-        cell_text(fill(words["col_unjudged"], {"k": k}))]
+        two_widths(fill(words[key], {"k": k}), fill(words[f"{key}_short"], {"k": k}))
+        for key in keys]
     rows = [[bidi.escape_html(NAMES[s])]
             + [cell_num(values[s][m], bold=len(best[m]) < len(values) and s in best[m])
                for m in names]
