@@ -20,6 +20,17 @@
    cut into single sentences (``--sentences 1``, ~30 tokens). Target: <= 30 s on 2 cores. The
    dense part costs about 1.2 ms of CPU per token, so the mean tokens a passage is printed.
 
+4. **The page's upload** (``--page-upload``): what /retrieve does with a 1,000-passage file —
+   ``parse_upload`` + a BM25 index (the page searches at once), then ``logic.DenseJob`` (the
+   dense index on a background thread, 2 workers, progress by slices): time to BM25 ready and
+   to dense ready.
+5. **A cap on what the dense model reads** (``--cap 32 64``): the alternative to the
+   background build. Each passage is cut to its first words within the cap (in the model's
+   tokens); measured: the 1,000-passage dense index with the cap, and what the cap costs in
+   quality on the bundled handbook — the dense retriever's mean recall@10 and nDCG@10 over
+   the 40 questions (ar→ar, en→en, en→ar, the real judgments) with capped passage vectors
+   against the stored full ones.
+
 The machine is shared: read CPU times and ratios from one run.
 """
 
@@ -33,6 +44,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -142,6 +155,81 @@ def bench_upload(n: int, workers: list[int], sentences: int) -> None:
               f"dense {end - stages['bm25']:.1f} s)")
 
 
+def bench_page_upload(n: int) -> None:
+    """The page's own path for an upload: BM25 at once, the dense index in the background."""
+    from lessons.retrieve import logic
+    from retrieval import dense
+    from retrieval.upload import Chunking
+
+    data = _upload_bytes(n, 0)
+    dense.status(load=True)
+    wall, cpu = time.perf_counter(), time.process_time()
+    corpus = logic.parse(data, "bench.txt", Chunking()).corpus
+    systems = logic.bm25_only(corpus)
+    systems.search("annual leave", 10)
+    bm25_ready = time.perf_counter() - wall
+    job = logic.DenseJob(corpus.indexed_texts, workers=2)
+    job.wait()
+    assert job.error is None and job.vectors is not None
+    print(f"page upload of {len(corpus)} passages: BM25 searchable after {bm25_ready:.2f} s; "
+          f"dense index (background, 2 workers) ready after {time.perf_counter() - wall:.1f} s "
+          f"wall, {time.process_time() - cpu:.1f} s CPU")
+
+
+def _capped(model, text: str, cap: int) -> str:
+    """The longest run of ``text``'s first words that the model reads in ``cap`` tokens."""
+    words = text.split()
+    lo, hi = 0, len(words)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if model.token_count(" ".join(words[:mid])) <= cap:
+            lo = mid
+        else:
+            hi = mid - 1
+    return " ".join(words[:lo])
+
+
+def bench_cap(caps: list[int], n: int) -> None:
+    """Capping what the dense model reads: its speed on an upload, its cost on the handbook."""
+    import metrics
+    from lessons.retrieve import logic
+    from retrieval import dense, evaluation
+    from retrieval.dense import DenseIndex
+    from retrieval.upload import Chunking
+
+    handbook = logic.bundled()
+    model = dense._encoder()
+    data = _upload_bytes(n, 0)
+    corpus = logic.parse(data, "bench.txt", Chunking()).corpus
+
+    def quality(vectors: dict[str, np.ndarray]) -> dict[str, tuple[float, float]]:
+        out = {}
+        for pair, (question_lang, corpus_lang) in logic.PAIRS.items():
+            index = DenseIndex(handbook.retrievers[corpus_lang].corpus.ids, vectors[corpus_lang])
+            run = {q.id: index.search(q.text[question_lang], 10) for q in handbook.questions}
+            table = metrics.evaluate(evaluation.run_dict(run), handbook.qrels[corpus_lang],
+                                     ["R@10", "nDCG@10"]).mean()
+            out[pair] = (table["R@10"], table["nDCG@10"])
+        return out
+
+    full = quality({lang: handbook.retrievers[lang].dense.vectors for lang in ("ar", "en")})
+    print("dense retriever with every passage read whole (stored vectors): " + "  ".join(
+        f"{pair} R@10 {r:.3f} nDCG@10 {g:.3f}" for pair, (r, g) in full.items()))
+    for cap in caps:
+        texts = [_capped(model, t, cap) for t in corpus.indexed_texts]
+        wall, cpu = time.perf_counter(), time.process_time()
+        dense.embed_passages(texts, workers=2)
+        upload = (time.perf_counter() - wall, time.process_time() - cpu)
+        vectors = {lang: dense.embed_passages(
+            [_capped(model, t, cap) for t in handbook.retrievers[lang].corpus.indexed_texts],
+            workers=2) for lang in ("ar", "en")}
+        capped = quality(vectors)
+        print(f"cap {cap} tokens: {len(texts)}-passage dense index {upload[0]:.1f} s wall, "
+              f"{upload[1]:.1f} s CPU; handbook: " + "  ".join(
+                  f"{pair} R@10 {r:.3f} ({r - full[pair][0]:+.3f}) nDCG@10 {g:.3f} "
+                  f"({g - full[pair][1]:+.3f})" for pair, (r, g) in capped.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
@@ -149,8 +237,18 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, nargs="+", default=[0, 1],
                         help="upload passages: 0 = whole handbook passages, N = N sentences")
     parser.add_argument("--only-upload", action="store_true")
+    parser.add_argument("--page-upload", action="store_true",
+                        help="only the page's upload path (BM25 at once, dense in background)")
+    parser.add_argument("--cap", type=int, nargs="*", default=[],
+                        help="only: the dense model reading at most N tokens a passage")
     args, _ = parser.parse_known_args()   # run_all.py passes on other benchmarks' options
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
+    if args.page_upload or args.cap:
+        if args.page_upload:
+            bench_page_upload(200 if args.small else 1000)
+        if args.cap:
+            bench_cap(args.cap, 200 if args.small else 1000)
+        return
     if not args.only_upload:
         bench_questions(20 if args.small else None)
         bench_cold()

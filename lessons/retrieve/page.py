@@ -11,6 +11,7 @@ Each view is a fragment, so typing a question or moving k reruns only that view.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 
 import streamlit as st
@@ -137,6 +138,17 @@ def two_widths(long: str, short: str) -> str:
             f'<span class="mz-rt-short">{cell_text(short)}</span>')
 
 
+_LINE_BREAK = re.compile("\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def text_html(text: str, *, breaks: bool = True) -> str:
+    """Untrusted text (an upload, a note) as HTML: escaped, bidi controls dropped, and every
+    line break a <br> (or a space): a blank line would end the HTML block and let Markdown
+    read the rest."""
+    escaped = bidi.escape_html(bidi.strip_bidi_controls(str(text)))
+    return _LINE_BREAK.sub("<br>" if breaks else " ", escaped)
+
+
 def cell_num(x: float, decimals: int = 3, *, bold: bool = False) -> str:
     shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals))}</bdi>'
     return f"<strong>{shown}</strong>" if bold else shown
@@ -175,14 +187,14 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
     else:
         badge, css = words["unjudged"], "mz-rt-unjudged"
     text_dir = f'dir="{direction(text_lang)}" lang="{text_lang}"' if text_lang else 'dir="auto"'
-    title = bidi.escape_html(bidi.strip_bidi_controls(passage.title or passage.id))
-    body = bidi.escape_html(bidi.strip_bidi_controls(passage.text)).replace("\n", "<br>")
+    title = text_html(passage.title or passage.id, breaks=False)
+    body = text_html(passage.text)
     if text_lang == "ar":
         title, body = bidi.isolate(title, "ar"), bidi.isolate(body, "ar")
     note = ""
     if item.note and not hidden:
         note = (f'<p class="mz-rt-note">{bidi.escape_html(words["note"])} '
-                f'<span dir="auto">{bidi.escape_html(item.note)}</span></p>')
+                f'<span dir="auto">{text_html(item.note, breaks=False)}</span></p>')
     meta = ""
     if badge:
         meta += f'<span class="mz-rt-badge">{cell_text(badge)}</span>'
@@ -194,7 +206,7 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
             f'</span><span class="mz-rt-title" {text_dir}>{title}</span>'
             f'<span class="mz-rt-score"><bdi dir="ltr">{score}</bdi></span></div>'
             + (f'<div class="mz-rt-meta">{meta}</div>' if meta else "")
-            + f'<details><summary><code dir="ltr">{bidi.escape_html(passage.id)}</code> · '
+            + f'<details><summary><code dir="ltr">{text_html(passage.id, breaks=False)}</code> · '
             f'{bidi.escape_html(words["show_text"])}</summary>'
             f'<p class="mz-rt-text" {text_dir}>{body}</p>{note}</details></li>')
 
@@ -320,8 +332,8 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
         pid = st.selectbox(layout.label(words["passage"]), list(by_id), format_func=label,
                            key=f"{key}-judge-pick")
         item = by_id[pid]
-        st.markdown(f'<div class="mz-rt-judged" dir="auto">'
-                    f'{bidi.escape_html(item.passage.text)}</div>', unsafe_allow_html=True)
+        st.markdown(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>',
+                    unsafe_allow_html=True)
         grade_key = f"{key}-grade-{pid}-{item.grade}"
 
         def changed() -> None:
@@ -391,9 +403,10 @@ def one_question() -> None:
                        format_func=lambda q: question_label(q, question_lang), key=s.key("q"))
     typed = s["t"]
     if qid == "own":
-        typed = logic.clean_question(st.text_input(
-            layout.label(words["typed"]), value=s["t"], key=s.key("t"),
-            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
+        with st.container(key="rt-typed"):
+            typed = logic.clean_question(st.text_input(
+                layout.label(words["typed"]), value=s["t"], key=s.key("t"),
+                max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
     change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid, t=typed)
     k, weights = search_controls(s, "one")
 
