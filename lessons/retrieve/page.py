@@ -330,17 +330,16 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
         layout.markdown(words["body"])
         by_id = {item.hit.id: item for item in candidates}
 
-        def label(pid: str) -> str:
-            item = by_id[pid]
-            state_word = (words["unjudged"] if item.grade is None
-                          else fill(words["yours"], {"grade": item.grade}))
-            return f"{item.passage.title or pid} ({pid}) · {state_word}"
-
-        pid = st.selectbox(layout.label(words["passage"]), list(by_id), format_func=label,
+        # The option labels stay fixed (a selectbox keeps the labels it first drew); the
+        # passage's grade is said under its text.
+        pid = st.selectbox(layout.label(words["passage"]), list(by_id),
+                           format_func=lambda p: f"{by_id[p].passage.title or p} ({p})",
                            key=f"{key}-judge-pick")
         item = by_id[pid]
         st.markdown(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>',
                     unsafe_allow_html=True)
+        st.caption(layout.label(words["unjudged"] if item.grade is None
+                                else fill(words["yours"], {"grade": item.grade})))
         grade_key = f"{key}-grade-{pid}-{item.grade}"
 
         def changed() -> None:
@@ -366,13 +365,17 @@ def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> 
         if s is not None:
             s.set(ls=system)
         links = logic.lesson_links([h.id for h in rankings[system]], qrels, k)
+        shared = [n for n in links["ndcg"].notes if n in links["recall-precision"].notes]
         cols = st.columns(2)
         for col, (url_path, link) in zip(cols, links.items(), strict=True):
             with col:
                 st.page_link(link.script, label=layout.label(words[f"open_{url_path}"]),
                              icon=":material/open_in_new:", query_params=link.params)
                 for note in link.notes:
-                    st.caption(layout.label(fill(words[f"note_{note}"], {"k": k})))
+                    if note not in shared:
+                        st.caption(layout.label(fill(words[f"note_{note}"], {"k": k})))
+        for note in shared:
+            st.caption(layout.label(fill(words[f"note_{note}"], {"k": k})))
 
 
 # --- view 1: one question --------------------------------------------------------------------
@@ -749,7 +752,6 @@ def own_questions(own: dict) -> None:
         st.info(layout.label(words["no_questions"]))
         return
     own_question_view()
-    own_downloads(own)
 
 
 @st.fragment
@@ -781,6 +783,7 @@ def own_question_view() -> None:
                    k=k, weights=weights, assessed={}, mine=mine, notes={},
                    set_grade=set_grade, systems_of=systems, prediction=None)
     chunks_section(own, questions, k, weights)
+    own_downloads(own)
 
 
 def chunks_section(own: dict, questions: Mapping[str, str], k: int, weights) -> None:
