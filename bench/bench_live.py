@@ -6,6 +6,8 @@
     python bench/bench_live.py --lessons all     # ~95 s: issue 4's lessons, one interaction each
     python bench/bench_live.py --lessons mrr,ndcg --reps 20
     python bench/bench_live.py --lessons faithfulness --reps 10   # edit, slider, 20k paste
+    python bench/bench_live.py --lessons retrieve --reps 20   # /retrieve: a typed question
+    python bench/bench_live.py --cold-compare --cold-reps 3  # cold start: /retrieve vs lesson 2
 
 ``--lessons`` (issue 4): on one server as configured, for each named lesson (``LESSONS``:
 recall-precision, two-stages, mrr, ndcg, diagnose, faithfulness, faithfulness-slider,
@@ -75,6 +77,7 @@ import tempfile
 import time
 import tomllib
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -346,6 +349,17 @@ class Moves:
         return sum(c.background for c in self.cpu) / wall if wall else float("nan")
 
 
+def ready_browser(pw):
+    """Debian's Chromium, already started and past its first page: a real student's browser
+    has its renderer and font system (Latin and Arabic text, SVG) up before opening a lesson,
+    so that start-up is not timed."""
+    browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    warmup = browser.new_context(viewport=VIEWPORT)
+    warmup.new_page().set_content(WARMUP_HTML)
+    warmup.close()
+    return browser
+
+
 # ------------------------------------------------------------------------------ driving
 def open_lesson(browser, url: str, timeout_s: float = 30.0):
     """A fresh context and page on the lesson; returns (context, page, reruns, seconds)."""
@@ -551,8 +565,41 @@ LESSONS: dict[str, LessonSpec] = {
         act=lambda page, i: _type_answer(page, _FA_PASTES[i % 2]),
         expected=lambda i: "0.00" if i % 2 == 0 else "1.00", card="Faithfulness (careful)",
         target_ms=1000.0, target_cpu_ms=None),
+    # /retrieve (issue 19): a new Arabic question typed and Enter pressed -> BM25, dense (the
+    # query embedded: every question is new, so no cached vector) and hybrid rankings with
+    # their measures; watched: the hybrid ranking, the last of the three drawn.
+    "retrieve": LessonSpec(
+        "/retrieve?lang=ar&q=own&t=" + urllib.parse.quote("كيف أطلب إجازة سنوية؟"),
+        ".st-key-rt-one-hybrid .mz-rt-item", "type a new Arabic question, Enter",
+        act=lambda page, i: _type_question(page, _RT_QUESTIONS[i % len(_RT_QUESTIONS)]),
+        expected=lambda i: None,
+        watch="document.querySelector('.st-key-rt-one-hybrid ol')?.textContent",
+        target_ms=150.0, target_cpu_ms=40.0),
 }
 LESSON_GROUPS = {"faithfulness": ("faithfulness", "faithfulness-slider", "faithfulness-paste")}
+
+# Questions nobody bundled (none is in the query-vector cache), alternating topics so that
+# each one changes the rankings.
+_RT_QUESTIONS = (
+    "هل يمكنني العمل من المنزل يوم الخميس؟", "كم تبلغ ميزانية التدريب لكل موظف؟",
+    "ماذا أفعل إذا فقدت حاسوبي المحمول في المطار؟", "متى تُصرف الرواتب كل شهر؟",
+    "هل تُحتسب العطلة الرسمية من رصيد إجازتي؟", "كيف أسترد ثمن تذكرة القطار في مهمة عمل؟",
+    "ما مدة إجازة الأبوة للأب الجديد؟", "من يوافق على شراء برنامج جديد؟",
+    "هل يجوز قبول هدية من أحد الموردين؟", "كم يومًا أحتاج إشعارًا قبل الاستقالة؟",
+    "ما العمل إذا وصلتني رسالة تصيّد مريبة؟", "هل يغطي التأمين الصحي أسناني؟",
+    "كيف أغيّر حسابي المصرفي لتحويل الراتب؟", "ما ساعات العمل الأساسية في المكتب؟",
+    "هل أستطيع تأجيل مراجعة الأداء السنوية؟", "أين أبلغ عن حادث في مكان العمل؟",
+    "كم ساعة عمل إضافي يمكن تعويضها؟", "هل يحق لي إجازة لحضور امتحان جامعي؟",
+    "كيف أحجز قاعة اجتماعات لعشرين شخصًا؟", "ما الذي يحدث لحساباتي في آخر يوم عمل؟",
+)
+
+
+def _type_question(page, text: str) -> None:
+    """A typed question on /retrieve: fill the box, then Enter (its keydown starts the
+    clock)."""
+    box = page.locator(".st-key-rt-typed input")
+    box.fill(text)
+    box.press("Enter")
 
 
 def _paste(sentence: str, chars: int = 20_000) -> str:
@@ -866,11 +913,8 @@ def main_lessons(args) -> int:
           f"{load5:.2f} (5 min) at start; {args.reps} interactions per lesson; {CHROMIUM}")
     t_all = time.monotonic()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = ready_browser(pw)
         try:
-            warmup = browser.new_context(viewport=VIEWPORT)
-            warmup.new_page().set_content(WARMUP_HTML)
-            warmup.close()
             results = bench_lessons(browser, args, names)
         finally:
             browser.close()
@@ -895,6 +939,60 @@ def main_lessons(args) -> int:
     return 1 if failures else 0
 
 
+COLD_PAGES = {"lesson 2": ("/recall-precision?lang=en", ".mz-metric"),
+              "/retrieve": ("/retrieve?lang=en", ".st-key-rt-one-hybrid .mz-rt-item")}
+
+
+def cold_once(browser, path: str, ready: str) -> tuple[float, float]:
+    """A fresh server: launch -> ``ready`` visible in an already-running Chromium; and the
+    server CPU by then."""
+    server = Server({})
+    try:
+        server.start()
+        context = browser.new_context(viewport=VIEWPORT)
+        try:
+            page = context.new_page()
+            page.set_default_timeout(STARTUP_TIMEOUT_S * 1000)
+            page.goto(server.url + path, wait_until="commit")
+            page.locator(ready).first.wait_for(state="visible")
+            return time.monotonic() - server.t_launch, server.cpu_s()
+        finally:
+            context.close()
+    finally:
+        server.stop()
+
+
+def main_cold(args) -> int:
+    """``--cold-compare``: cold start of /retrieve against lesson 2, alternating, on fresh
+    servers (target, issue 19: /retrieve at most 1 s more than a lesson)."""
+    from playwright.sync_api import sync_playwright
+
+    load1, _, _ = os.getloadavg()
+    print(f"bench_live --cold-compare: {args.cold_reps} fresh servers per page, alternating; "
+          f"load average {load1:.2f} at start")
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in COLD_PAGES}
+    with sync_playwright() as pw:
+        browser = ready_browser(pw)
+        try:
+            for _ in range(args.cold_reps):
+                for name, (path, ready) in COLD_PAGES.items():
+                    times[name].append(cold_once(browser, path, ready))
+        finally:
+            browser.close()
+    for name, values in times.items():
+        walls = [w for w, _ in values]
+        print(f"  {name:10} launch -> first ranking / card painted: median "
+              f"{statistics.median(walls):.2f} s (runs {', '.join(f'{w:.2f}' for w in walls)}); "
+              f"server CPU by then median {statistics.median(c for _, c in values):.2f} s")
+    gap = [r[0] - lesson[0] for r, lesson in zip(times["/retrieve"], times["lesson 2"],
+                                                  strict=True)]
+    print(f"  /retrieve minus lesson 2, pairwise: median {statistics.median(gap):+.2f} s "
+          f"(target <= +1 s: {verdict(statistics.median(gap), 1.0)})")
+    load1, _, _ = os.getloadavg()
+    print(f"  load average {load1:.2f} at the end")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--small", action="store_true", help="quick: 10 drags, no comparison")
@@ -913,6 +1011,9 @@ def main() -> int:
                     help="instead of lesson 2's full run: one repeatable interaction per lesson, "
                          f"comma-separated from {','.join(LESSONS)}, or 'all'")
     ap.add_argument("--reps", type=int, default=16, help="interactions per lesson (--lessons)")
+    ap.add_argument("--cold-compare", action="store_true",
+                    help="cold start of /retrieve against lesson 2 on fresh servers")
+    ap.add_argument("--cold-reps", type=int, default=3, help="servers per page (--cold-compare)")
     args, unknown = ap.parse_known_args()       # run_all.py passes every argument to every bench
     if unknown:
         print(f"bench_live: ignoring {' '.join(unknown)}")
@@ -924,6 +1025,8 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
+    if args.cold_compare:
+        return main_cold(args)
     if args.lessons:
         return main_lessons(args)
     gc_setting = config_value("runner", "postScriptGC")
@@ -943,13 +1046,8 @@ def main() -> int:
               "with --compare server.fileWatcherType=none)")
     t_all = time.monotonic()
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        browser = ready_browser(pw)
         try:
-            # Chromium ready, not timed: a real student's browser has already started its
-            # renderer and font system (Latin and Arabic text, SVG) before opening the lesson.
-            warmup = browser.new_context(viewport=VIEWPORT)
-            warmup.new_page().set_content(WARMUP_HTML)
-            warmup.close()
             main_result = bench_server(browser, args, "server as configured", {}, keys=True,
                                        drags=args.drags, warm=args.warm)
             others = [bench_server(browser, args, f"compare: --{key}={value}", {key: value},

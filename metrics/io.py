@@ -70,7 +70,7 @@ import pyarrow.csv as pacsv
 
 from metrics.errors import FormatError
 
-__all__ = ["ALIASES", "DEFAULT_MAX_BYTES", "read_qrels", "read_run"]
+__all__ = ["ALIASES", "DEFAULT_MAX_BYTES", "read_qrels", "read_run", "read_text"]
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 
@@ -103,6 +103,19 @@ def read_run(source, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> pd.DataFra
 def read_qrels(source, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> pd.DataFrame:
     """Judgments as a DataFrame ``(query_id: str, doc_id: str, grade: int64)``, file order."""
     return _read(source, "qrels", max_bytes)
+
+
+def read_text(source, *, max_bytes: int | None = DEFAULT_MAX_BYTES) -> str:
+    """Any UTF-8 text file (BOM dropped, line ends kept), refused as the readers refuse a run:
+    ``too_large``, ``unreadable_file``, ``binary_file``, ``utf16``, ``not_utf8`` (with its
+    line), ``empty_file``. Used for uploaded corpora (``retrieval.upload``)."""
+    src = _Source(source, max_bytes)
+    _check_encoding(src)
+    body = src.body()
+    _raise_utf8(body)
+    if not body.strip(_WS):
+        raise FormatError("empty_file")
+    return body.decode("utf-8")
 
 
 # --------------------------------------------------------------------------------------------

