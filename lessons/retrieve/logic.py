@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 
 import metrics
+from lessons.ndcg import link as ndcg_link
+from lessons.recall_precision import link as recall_precision_link
 from retrieval import dense, evaluation
 from retrieval.bm25 import BM25Index
 from retrieval.corpus import CORPUS_DIR, LANGUAGES, Corpus, Passage, Question, load_questions
@@ -222,8 +224,8 @@ def unjudged_count(items: Sequence[Item]) -> int:
 
 # --- links into the lessons --------------------------------------------------------------------
 
-RP_MAX = 20          # lesson 2 holds rankings of up to 20 documents
-NDCG_MAX = 10        # lesson 5: up to 10
+RP_MAX = recall_precision_link.MAX_DOCS      # the lessons' limits, from their public links
+NDCG_MAX = ndcg_link.MAX_DOCS
 
 
 @dataclass(frozen=True)
@@ -236,21 +238,18 @@ class LessonLink:
 
 def lesson_links(ranking: Sequence[str], qrels: Mapping[str, int], k: int
                  ) -> dict[str, LessonLink]:
-    """The URL fields that open ``ranking`` (passage ids, best first) with its judgments in
-    lesson 2 (``r``/``x``/``k``: binary relevance, grade >= 1) and lesson 5 (``r``/``x``/``k``
-    with grades 0-3, linear gain, the ideal from every judged grade, as trec_eval).
+    """The links that open ``ranking`` (passage ids, best first) with its judgments in lesson 2
+    (binary relevance, grade >= 1) and lesson 5 (grades 0-3, linear gain, the ideal from every
+    judged grade, as trec_eval), built only through the two lessons' public ``link`` modules.
 
-    These are the two lessons' public URL contracts, built here with ``runtime.state``'s
-    encoder; when the lessons get their ``link.py`` modules this function should call them.
     Notes: ``unjudged`` (shown as not relevant, grade 0), ``cut_k`` (k beyond what the lesson
     holds), ``cut_relevant`` (more judged relevant passages than it holds), ``empty``."""
-    from runtime.state import encode_ranking  # the URL encoding the lessons decode
-
     top = list(ranking[:k])
     unjudged = any(p not in qrels for p in top)
     links = {}
-    for url_path, folder, limit, graded in (("recall-precision", "recall_precision", RP_MAX, False),
-                                            ("ndcg", "ndcg", NDCG_MAX, True)):
+    for url_path, module, graded in (("recall-precision", recall_precision_link, False),
+                                     ("ndcg", ndcg_link, True)):
+        limit = module.MAX_DOCS
         shown = top[:limit]
         notes = ["unjudged"] if unjudged else []
         if k > limit:
@@ -260,19 +259,18 @@ def lesson_links(ranking: Sequence[str], qrels: Mapping[str, int], k: int
         if len(left) > limit:
             notes.append("cut_relevant")
         left = left[:limit]
-        if graded:
-            items = [(p, qrels.get(p, 0)) for p in shown]
-            extra = left
-        else:
-            items = [(p, int(qrels.get(p, 0) >= 1)) for p in shown]
-            extra = [(p, 1) for p, _ in left]
-        if not items:
+        if not shown:
             notes.append("empty")
-        params = {"r": encode_ranking(items), "x": encode_ranking(extra),
-                  "k": str(max(1, min(k, limit)))}
+        cut = max(1, min(k, limit))
         if graded:
-            params.update(s="3", g="lin", i="jud")
-        links[url_path] = LessonLink(url_path, f"lessons/{folder}/page.py", params,
+            params = module.link(module.Scenario(
+                ranking=[(p, qrels.get(p, 0)) for p in shown], unretrieved=left, k=cut,
+                gain="linear", ideal="judged"))
+        else:
+            params = module.link(module.Scenario(
+                ranking=[(p, int(qrels.get(p, 0) >= 1)) for p in shown],
+                unretrieved=[p for p, _ in left], k=cut))
+        links[url_path] = LessonLink(url_path, f"lessons/{module.FOLDER}/page.py", params,
                                      tuple(notes))
     return links
 
