@@ -97,7 +97,7 @@ def test_export_forget_import_restores(page, app_url, tmp_path):
     open_practice(page, app_url)
     answer(page, "1/6")
     expect(precision_row(page)).to_contain_text("1/1")
-    page.wait_for_function(f"!!localStorage.getItem('{STORAGE_KEY}')")
+    page.wait_for_function(f"!!localStorage.getItem('{STORAGE_KEY}')", timeout=45_000)
 
     with page.expect_download() as download:
         page.get_by_role("button", name="Export my progress").click()
