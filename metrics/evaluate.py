@@ -469,10 +469,11 @@ class _Prepared:
         n_rel = self.num_rel(rel)
         n_nonrel = np.bincount(self.qrels_q[(self.qrels_g >= 0) & (self.qrels_g < rel)],
                                minlength=self.n).astype(float)
-        r, n = n_rel[self.q], n_nonrel[self.q]
-        penalty = np.divide(np.minimum(above, r), np.minimum(n, r),
-                            out=np.zeros(len(self.q)), where=above > 0)
-        return self._ratio(self._count(relevant, 1.0 - penalty), n_rel)
+        q, above = self.q[relevant], above[relevant]
+        r, n = n_rel[q], n_nonrel[q]  # above > 0 means n >= 1, and r >= 1 on a relevant row
+        penalty = np.divide(np.minimum(above, r), np.minimum(n, r), out=np.zeros(len(q)),
+                            where=above > 0)
+        return np.bincount(q, weights=1.0 - penalty, minlength=self.n) / np.maximum(n_rel, 1)
 
     def interpolated_precision(self, level: float, rel: int) -> np.ndarray:
         key = ("iprec", rel)
