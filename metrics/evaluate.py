@@ -96,31 +96,40 @@ def _factorize(values) -> tuple[np.ndarray, pd.Index]:
         names = pd.Index(pd.Index(uniques).astype(str), dtype=object)
     if len(codes) and codes.min() < 0:
         raise MetricError("missing_id", column="query_id")
-    if names.has_duplicates:  # 1 and "1" are one query id, as text
-        codes, uniques = pd.factorize(names.to_numpy()[codes])
-        names = pd.Index(uniques, dtype=object)
-    return codes, names
+    return _one_code_per_name(codes, names)
 
 
-def _from_nested(data: Mapping, what: str) -> tuple[list, list, list]:
-    """``{qid: {doc: value}}`` or, for runs, ``{qid: [doc, ...]}`` (list order = rank order)."""
-    queries: list[str] = []
-    docs: list[str] = []
+def _one_code_per_name(codes: np.ndarray, names: pd.Index) -> tuple[np.ndarray, pd.Index]:
+    """Codes that differ only for different names: 1 and "1" are one query id, as text."""
+    if not names.has_duplicates:
+        return codes, names
+    codes, uniques = pd.factorize(names.to_numpy()[codes])
+    return codes.astype(np.int64), pd.Index(uniques, dtype=object)
+
+
+def _from_nested(data: Mapping, what: str):
+    """``{qid: {doc: value}}`` or, for runs, ``{qid: [doc, ...]}`` (list order = rank order):
+    the query ids, how many rows each has, and the docs and values of all rows."""
+    names: list[str] = []
+    sizes: list[int] = []
+    docs: list = []
     values: list = []
     for qid, inner in data.items():
-        if isinstance(inner, Mapping):
-            queries.extend([str(qid)] * len(inner))
-            docs.extend(map(str, inner.keys()))
+        if isinstance(inner, (dict, Mapping)):  # dict first: the fast check
+            docs.extend(inner.keys())
             values.extend(inner.values())
+            size = len(inner)
         elif what == "run" and isinstance(inner, Sequence) and not isinstance(inner, str):
-            seen: set[str] = set()
-            ranked = [d for d in map(str, inner) if not (d in seen or seen.add(d))]
-            queries.extend([str(qid)] * len(ranked))
+            ranked = list(dict.fromkeys(map(str, inner)))
             docs.extend(ranked)
             values.extend(range(len(ranked), 0, -1))
+            size = len(ranked)
         else:
             raise MetricError(f"bad_{what}", query=str(qid), type=type(inner).__name__)
-    return queries, docs, values
+        names.append(str(qid))
+        sizes.append(size)
+    codes = np.repeat(np.arange(len(names), dtype=np.int64), sizes)
+    return codes, names, docs, values
 
 
 def _side(data, value_column: str, what: str) -> _Side:
@@ -130,11 +139,11 @@ def _side(data, value_column: str, what: str) -> _Side:
         if missing:
             raise MetricError(f"bad_{what}", missing=", ".join(sorted(missing)))
         checked = _checked.lookup(data)
-        queries, docs, values = data["query_id"], data["doc_id"], data[value_column].to_numpy()
+        codes, names = _factorize(data["query_id"])
+        docs, values = data["doc_id"], data[value_column].to_numpy()
     elif isinstance(data, Mapping):
-        queries, docs, values = _from_nested(data, what)
-        queries, docs = np.asarray(queries, dtype=object), np.asarray(docs, dtype=object)
-        values = np.asarray(values, dtype=object)
+        codes, names, docs, values = _from_nested(data, what)
+        codes, names = _one_code_per_name(codes, pd.Index(names, dtype=object))
     else:
         raise MetricError(f"bad_{what}", type=type(data).__name__)
     if what == "run":
@@ -144,7 +153,6 @@ def _side(data, value_column: str, what: str) -> _Side:
             raise MetricError("non_numeric_score") from None
     else:
         values = check_grade_array(values)
-    codes, names = _factorize(queries)
     doc_strings = _arrow_strings(docs, "doc_id", what)
     hashes = checked.doc_hashes if checked is not None else hash_strings(doc_strings)
     return _Side(codes, names, doc_strings, hashes, values, checked is not None)
@@ -158,10 +166,17 @@ def _natural_key(text: str) -> list:
             for part in re.split(r"(\d+)", text) if part]
 
 
+_WORD_NUMBER = re.compile(r"([^0-9]*)([0-9]{1,18})")
+
+
 def _natural_order(names: Sequence[str]) -> list[int]:
-    """Query ids in natural order (q2 before q10); all-digit ids sorted as numbers fast."""
-    if all(n.isdigit() and n.isascii() and len(n) < 19 for n in names):
-        return np.argsort(np.array([int(n) for n in names], np.int64), kind="stable").tolist()
+    """Positions of the query ids in natural order (q2 before q10). Ids that are all a word
+    and a number (``301``, ``q12``, ``topic-7``), the usual case, are sorted by numpy."""
+    parts = [_WORD_NUMBER.fullmatch(n) for n in names]
+    if all(parts):
+        words = np.array([p.group(1) for p in parts], dtype=object)
+        numbers = np.array([int(p.group(2)) for p in parts], np.int64)
+        return np.lexsort((numbers, words.astype(str))).tolist() if len(names) else []
     return sorted(range(len(names)), key=lambda i: _natural_key(names[i]))
 
 
