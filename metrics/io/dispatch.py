@@ -41,8 +41,10 @@ def dispatch(src: Source, kind: str) -> pd.DataFrame:
     number, first, comments = first_line(head)
     if not first and len(src.head()) >= HEAD:  # a long head of blanks or comments: look on
         number, first, comments = first_line(src.body())
+    if not first and comments:
+        raise FormatError("no_rows")
     if not first:
-        raise FormatError("no_rows" if comments else "empty_file")
+        raise FormatError("empty_file")
     text = first.decode("utf-8", "replace").strip()
     expected = 6 if kind == "run" else 4
     if text[:1] in ("{", "[") and not comments:

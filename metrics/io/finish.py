@@ -28,9 +28,10 @@ _INTEGER = r"^[+-]?\d{1,15}$"
 
 def convert(raw: pa.Array, kind: str, decimal_comma: bool, lines: Lines, problems: Problems,
             column: str) -> np.ndarray | None:
-    """Text to float64 scores (run) or int64 grades (qrels; "1.0" is a grade); None after
-    reporting every value that does not convert. ``decimal_comma``: "0,5" is 0.5 when the
-    whole column reads that way (the separator is not a comma)."""
+    """Text to float64 scores (run) or int64 grades (qrels; "1.0" is a grade). Every value that
+    does not convert is reported, and 0 stands in for it (so that the other checks still see
+    the rest); None when even that fails. ``decimal_comma``: "0,5" is 0.5 when the whole
+    column reads that way (the separator is not a comma)."""
     variants = [raw] + ([pc.replace_substring(raw, ",", ".")] if decimal_comma else [])
     for arr in variants:
         values = _cast(arr, kind)
@@ -52,7 +53,11 @@ def convert(raw: pa.Array, kind: str, decimal_comma: bool, lines: Lines, problem
     params = {"column": column} if kind == "run" else {}
     for row, line in zip(bad[:MAX_PROBLEMS], lines(np.array(bad[:MAX_PROBLEMS])), strict=True):
         problems.add(key, line, value=clip(raw[row].as_py()), **params)
-    return None
+    if problems.more:  # more bad values than were looked at
+        return None
+    flagged = np.zeros(len(arr), bool)
+    flagged[bad] = True
+    return _cast(pc.if_else(pa.array(flagged), "0", arr), kind)
 
 
 def _cast(arr: pa.Array, kind: str) -> np.ndarray | None:
