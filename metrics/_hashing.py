@@ -8,6 +8,8 @@ pyarrow ``large_string`` arrays but do not import pyarrow (``import metrics`` st
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 _U64 = np.uint64
@@ -119,3 +121,26 @@ def repeated_rows(keys: np.ndarray) -> np.ndarray:
     flag[1:] |= same
     flag[:-1] |= same
     return np.sort(order[flag])
+
+
+def take(column, rows: np.ndarray):
+    """``column[rows]`` for a pyarrow ChunkedArray, chunk by chunk: pyarrow's own
+    ``ChunkedArray.take`` first joins all the chunks into one array, a copy of every string."""
+    import pyarrow as pa
+
+    rows = np.asarray(rows, np.int64)
+    if column.num_chunks == 1:
+        return column.chunk(0).take(pa.array(rows))
+    bounds = np.cumsum([0] + [len(c) for c in column.chunks])
+    chunk_of = np.searchsorted(bounds, rows, side="right") - 1
+    order = np.argsort(chunk_of, kind="stable")  # rows grouped by chunk, each in its order
+    grouped = rows[order]
+    cuts = np.searchsorted(chunk_of[order], np.arange(column.num_chunks + 1))
+    pieces = [column.chunk(c).take(pa.array(grouped[lo:hi] - bounds[c]))
+              for c, (lo, hi) in enumerate(itertools.pairwise(cuts)) if hi > lo]
+    if not pieces:
+        return pa.array([], column.type)
+    joined = pa.concat_arrays(pieces)
+    inverse = np.empty(len(rows), np.int64)
+    inverse[order] = np.arange(len(rows))
+    return joined.take(pa.array(inverse))

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from metrics import _checked
-from metrics._hashing import hash_strings, pair_hash, repeated_rows
+from metrics._hashing import hash_strings, pair_hash, repeated_rows, take
 from metrics._input import check_grade_array, check_rel
 from metrics.errors import MetricError
 from metrics.registry import MeasureSpec, parse
@@ -199,12 +199,12 @@ def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
     return positive if gain == "linear" else np.exp2(positive) - 1.0
 
 
-def _is_ranked(queries: np.ndarray, scores: np.ndarray) -> bool:
+def _is_ranked(queries: np.ndarray, scores: np.ndarray, same_query: np.ndarray) -> bool:
     """Are the rows grouped by query with scores non-increasing? TREC runs are nearly always
-    written that way; then the file order is the rank order and nothing needs sorting."""
+    written that way; then the file order is the rank order and nothing needs sorting.
+    ``same_query``: row i + 1 has the query of row i."""
     if len(queries) < 2:
         return True
-    same_query = queries[1:] == queries[:-1]
     block_queries = np.append(queries[np.flatnonzero(~same_query)], queries[-1])
     return (len(np.unique(block_queries)) == len(block_queries)
             and not np.any((scores[1:] > scores[:-1]) & same_query))
@@ -261,18 +261,20 @@ class _Prepared:
         # ``position``: each ranked row's row in the input (None: the same).
         position = None
         self.duplicates_dropped = 0
-        if not _is_ranked(raw_q, scores):
+        same_query = raw_q[1:] == raw_q[:-1]
+        if not _is_ranked(raw_q, scores, same_query):
             position = np.lexsort((-scores, raw_q))
         if not ranked.unique:
             position = self._drop_duplicates(raw_q, docs, hashes, position)
         if position is not None:
             raw_q, scores, hashes = raw_q[position], scores[position], hashes[position]
+            same_query = raw_q[1:] == raw_q[:-1]
 
         # Blocks of one query, and the (few) runs of equal scores inside them.
         n_rows = len(raw_q)
-        block_start = np.flatnonzero(raw_q[1:] != raw_q[:-1]) + 1
+        block_start = np.flatnonzero(~same_query) + 1
         block_start = np.concatenate(([0], block_start)) if n_rows else block_start
-        continues_tie = np.flatnonzero((scores[1:] == scores[:-1]) & (raw_q[1:] == raw_q[:-1])) + 1
+        continues_tie = np.flatnonzero((scores[1:] == scores[:-1]) & same_query) + 1
         self.tied_pairs = len(continues_tie)
         split = np.flatnonzero(np.diff(continues_tie) != 1) + 1
         tie_lo = continues_tie[np.concatenate(([0], split))] - 1 if len(continues_tie) else split
@@ -285,7 +287,7 @@ class _Prepared:
 
         # The judged rows: their query, grade and rank.
         if exact:
-            rows, row_q, which = self._join(lookup[raw_q], hashes, judged, qrels_keys,
+            rows, row_q, which = self._join(raw_q, lookup, hashes, judged, qrels_keys,
                                             key_order, position, docs)
         else:  # two judgments share a 64-bit key (never seen): compare every id as text
             rows, row_q, which = self._join_by_text(lookup[raw_q], judged, position, docs)
@@ -311,7 +313,7 @@ class _Prepared:
         if not len(same):
             return True
         rows = key_order[np.unique(np.concatenate((same, same + 1)))]
-        pairs = list(zip(self.qrels_q[rows].tolist(), judged.docs.take(rows).to_pylist(),
+        pairs = list(zip(self.qrels_q[rows].tolist(), take(judged.docs, rows).to_pylist(),
                          strict=True))
         if len(set(pairs)) < len(pairs):
             raise MetricError("duplicate_judgment")
@@ -327,36 +329,36 @@ class _Prepared:
         if not len(suspects):
             return position
         rows = suspects if position is None else position[suspects]
-        pairs = pd.DataFrame({"q": raw_q[rows], "d": pd.array(docs.take(rows),
-                                                              dtype="str")})
+        pairs = pd.DataFrame({"q": raw_q[rows], "d": pd.array(take(docs, rows), dtype="str")})
         later = suspects[pairs.duplicated(keep="first").to_numpy()]
         self.duplicates_dropped = len(later)
         if position is None:
             position = np.arange(len(raw_q))
         return np.delete(position, later)
 
-    def _join(self, row_q: np.ndarray, hashes: np.ndarray, judged: _Side, keys: np.ndarray,
-              key_order: np.ndarray, position: np.ndarray | None, docs):
+    def _join(self, raw_q: np.ndarray, lookup: np.ndarray, hashes: np.ndarray, judged: _Side,
+              keys: np.ndarray, key_order: np.ndarray, position: np.ndarray | None, docs):
         """Ranked rows that have a judgment: (rows, their query, their judgment's row).
 
-        A small table of doc-hash buckets rules out most rows with one gather; the rest are
-        looked up by (query, doc) key and confirmed on the text of the ids."""
+        A table of doc-hash buckets rules out most rows with one gather; the rest are looked
+        up by (query, doc) key in a hash table and confirmed on the text of the ids."""
         bits = max(16, int(np.ceil(np.log2(len(keys) + 1))) + 4)
         mask = np.uint64((1 << bits) - 1)
         bucket = np.zeros(1 << bits, bool)
         bucket[judged.hashes & mask] = True
-        rows = np.flatnonzero(bucket[hashes & mask] & (row_q >= 0))
-        row_keys = pair_hash(row_q[rows], hashes[rows])
-        at = np.minimum(np.searchsorted(keys, row_keys), max(len(keys) - 1, 0))
-        found = keys[at] == row_keys if len(keys) else np.zeros(len(rows), bool)
-        rows, which = rows[found], key_order[at[found]]
+        rows = np.flatnonzero(bucket[hashes & mask])
+        row_q = lookup[raw_q[rows]]
+        rows, row_q = rows[row_q >= 0], row_q[row_q >= 0]
+        at = pd.Index(keys).get_indexer(pair_hash(row_q, hashes[rows]))
+        found = at >= 0
+        rows, row_q, which = rows[found], row_q[found], key_order[at[found]]
         if len(rows):
             import pyarrow.compute as pc
 
-            ours = docs.take(rows if position is None else position[rows])
-            same = pc.equal(ours, judged.docs.take(which)).to_numpy(zero_copy_only=False)
-            rows, which = rows[same], which[same]
-        return rows, row_q[rows], which
+            ours = take(docs, rows if position is None else position[rows])
+            same = pc.equal(ours, take(judged.docs, which)).to_numpy(zero_copy_only=False)
+            rows, row_q, which = rows[same], row_q[same], which[same]
+        return rows, row_q, which
 
     def _join_by_text(self, row_q: np.ndarray, judged: _Side, position: np.ndarray | None,
                       docs):
@@ -381,7 +383,7 @@ class _Prepared:
         starts = np.cumsum(spans) - spans
         members = np.repeat(groups, spans) + (np.arange(spans.sum()) - np.repeat(starts, spans))
         member_group = np.repeat(np.arange(len(groups)), spans)
-        names = docs.take(members if position is None else position[members])
+        names = take(docs, members if position is None else position[members])
         table = pa.table({"g": member_group, "d": names})
         order = pc.sort_indices(table, sort_keys=[("g", "ascending"),
                                                   ("d", "descending")]).to_numpy()
