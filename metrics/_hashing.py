@@ -20,45 +20,62 @@ def hash_strings(column) -> np.ndarray:
     """A 64-bit hash of every string of a ``large_string`` ChunkedArray: all its bytes, 8 at a
     time, each word through the splitmix64 finaliser. Equal strings get equal hashes."""
     out = np.empty(len(column), np.uint64)
-    pos = 0
-    for chunk in column.chunks:
-        if len(chunk):
-            out[pos:pos + len(chunk)] = _hash_chunk(chunk)
-        pos += len(chunk)
+    bounds = np.cumsum([0] + [len(c) for c in column.chunks])
+    work = [(chunk, out[a:b]) for chunk, a, b in zip(column.chunks, bounds[:-1], bounds[1:],
+                                                     strict=True) if b > a]
+    cut = int(np.searchsorted(np.cumsum([len(o) for _, o in work]), len(out) // 2)) + 1
+    in_parallel([lambda part=part: [_hash_chunk(c, o) for c, o in part]
+                 for part in (work[:cut], work[cut:]) if part])
     return out
 
 
-def _hash_chunk(arr) -> np.ndarray:
+def in_parallel(tasks: list) -> list:
+    """Run the callables on two threads (numpy and pyarrow let go of the GIL while they work
+    on large arrays, so two cores share the work); their results in order."""
+    if len(tasks) < 2:
+        return [t() for t in tasks]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        return list(pool.map(lambda t: t(), tasks))
+
+
+def _hash_chunk(arr, h: np.ndarray) -> None:
+    """Hash the strings of one Arrow chunk into ``h``, working in place (fresh arrays cost
+    page faults)."""
     n = len(arr)
     offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
     lo, hi = int(offsets[0]), int(offsets[-1])
-    padded = np.zeros(hi - lo + 8, np.uint8)
+    starts = offsets[:-1] - lo
+    lens = offsets[1:] - offsets[:-1]
+    longest = int(lens.max())
+    padded = np.zeros(hi - lo + longest + 8, np.uint8)  # every read below stays inside
     if hi > lo:
         padded[:hi - lo] = np.frombuffer(arr.buffers()[2], np.uint8)[lo:hi]
     # Unaligned 8-byte words starting at any byte: one gather reads 8 bytes of every string.
     words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1] - lo
-    lens = offsets[1:] - offsets[:-1]
-    h = (lens.astype(_U64) + _U64(1)) * _U64(0x9E3779B97F4A7C15)
+    np.multiply(lens.astype(_U64) + _U64(1), _U64(0x9E3779B97F4A7C15), out=h)
+    index = np.empty(n, np.int64)
+    word = np.empty(n, np.uint64)
     rows = None  # None: every row (dense), else the rows still longer than k
-    for k in range(0, int(lens.max()), 8):
+    for k in range(0, longest, 8):
         # A string's hash depends on its own bytes only: only rows longer than k are mixed.
         active = lens > k
         if rows is None and np.count_nonzero(active) < n // 2:
             rows = np.flatnonzero(active)  # a few long ids: work on those rows only
         if rows is None:
-            w = words[np.minimum(starts + k, len(words) - 1)]
-            w &= _MASKS[np.clip(lens - k, 0, 8)]
-            mixed = mix(h ^ w)
-            if active.all():
-                h = mixed
-            else:
-                np.copyto(h, mixed, where=active)
+            np.add(starts, k, out=index)
+            np.take(words, index, out=word)
+            np.subtract(lens, k, out=index)
+            np.clip(index, 0, 8, out=index)
+            word &= _MASKS[index]
+            word ^= h
+            mix(word)
+            np.copyto(h, word, where=active)
         else:
             rows = rows[active[rows]]
             w = words[starts[rows] + k] & _MASKS[np.clip(lens[rows] - k, 0, 8)]
             h[rows] = mix(h[rows] ^ w)
-    return h
 
 
 def mix(x: np.ndarray) -> np.ndarray:
@@ -80,7 +97,7 @@ def maybe_repeated(codes: np.ndarray, starts: np.ndarray | None, hashes: np.ndar
     """True when two rows may share a (query, doc) pair (equal hashes); exact when False.
 
     ``starts``: the first row of each query when every query's rows sit together (as in any
-    TREC file), else None. Then the top 32 bits of the doc hashes are sorted per query in a
+    TREC file), else None. Then 32 bits of each doc hash are sorted per query in a
     (queries x longest list) matrix: much faster than one global sort of 64-bit keys."""
     n = len(codes)
     if n < 2:
@@ -89,14 +106,15 @@ def maybe_repeated(codes: np.ndarray, starts: np.ndarray | None, hashes: np.ndar
         sizes = np.diff(np.append(starts, n))
         width = int(sizes.max())
         if len(starts) * width <= 2 * n + 1024:
-            top = (hashes >> _U64(32)).astype(np.uint32)
+            # 32 of the 64 bits (any half would do), read in place
+            top = np.ascontiguousarray(hashes).view(np.uint32)[1::2]
             if np.all(sizes == width):
-                matrix = top.reshape(len(starts), width)
+                matrix = np.sort(top.reshape(len(starts), width), axis=1)
             else:
                 matrix = np.full((len(starts), width), np.iinfo(np.uint32).max, np.uint32)
                 block = np.repeat(np.arange(len(starts)), sizes)
                 matrix[block, np.arange(n) - starts[block]] = top
-            matrix.sort(axis=1)
+                matrix.sort(axis=1)
             same = matrix[:, 1:] == matrix[:, :-1]
             if not np.all(sizes == width):
                 same &= np.arange(width - 1)[None, :] < (sizes - 1)[:, None]

@@ -68,13 +68,20 @@ def summarize(table: pd.DataFrame) -> Summary:
     missing = [q for q in attrs.get("missing_queries", []) if (q in in_table) == (
         policy == "scored 0")]
     n = len(table)
-    if policy == "scored 0":
-        words = (f"{n} queries averaged: every query in the judgments; the {len(missing)} that "
-                 "the run lacks scored 0 (missing=\"zero\", as trec_eval -c).")
+    if policy == "scored 0" and missing:
+        words = (f"{n} queries averaged: every query in the judgments; the {len(missing)} "
+                 "missing from the run scored 0 (missing=\"zero\", as trec_eval -c).")
+    elif policy == "scored 0":
+        words = (f"{n} queries averaged: every query in the judgments, all of them in the run "
+                 "(missing=\"zero\", as trec_eval -c: a query missing from it would score 0).")
+    elif policy == "skipped" and missing:
+        words = (f"{n} queries averaged: the judged queries the run has; the {len(missing)} "
+                 "missing from it were left out (missing=\"skip\", as trec_eval 9.0.8 and "
+                 "pytrec_eval without -c; trec_eval 10.0 without -c refuses such a run).")
     elif policy == "skipped":
-        words = (f"{n} queries averaged: the judged queries the run has; the {len(missing)} it "
-                 "lacks were left out (missing=\"skip\", as trec_eval 9.0.8 and pytrec_eval "
-                 "without -c; trec_eval 10.0 without -c refuses such a run).")
+        words = (f"{n} queries averaged: every query in the judgments, all of them in the run "
+                 "(missing=\"skip\": a query missing from it would be left out, as trec_eval "
+                 "9.0.8 does without -c).")
     else:
         words = (f"{n} queries averaged (this table did not come from metrics.evaluate: how "
                  "queries missing from the run were counted is not known).")
