@@ -233,3 +233,12 @@ def test_no_other_exception_escapes_a_measure(ranking, qrels, k, measure):
 def test_parse_never_raises_anything_else(text):
     with contextlib.suppress(MetricError):
         metrics.parse(text)
+
+
+def test_readers_are_in_dir_and_help():
+    import pydoc
+
+    assert {"read_run", "read_qrels", "summarize", "pr_curve"} <= set(dir(metrics))
+    text = pydoc.render_doc(metrics, renderer=pydoc.plaintext)
+    assert "read_run(source" in text and "read_qrels(source" in text
+    assert metrics.read_run is metrics.io.read_run
