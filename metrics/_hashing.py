@@ -17,8 +17,8 @@ _MASKS = np.array([0] + [(1 << (8 * i)) - 1 for i in range(1, 8)] + [2**64 - 1],
 
 
 def hash_strings(column) -> np.ndarray:
-    """A 64-bit hash of every string of a ``large_string`` ChunkedArray: all its bytes, 8 at a
-    time, each word through the splitmix64 finaliser. Equal strings get equal hashes."""
+    """A 64-bit hash of every string of a ``large_string`` ChunkedArray (see ``_hash_chunk``).
+    Equal strings get equal hashes."""
     out = np.empty(len(column), np.uint64)
     bounds = np.cumsum([0] + [len(c) for c in column.chunks])
     work = [(chunk, out[a:b]) for chunk, a, b in zip(column.chunks, bounds[:-1], bounds[1:],
@@ -41,41 +41,38 @@ def in_parallel(tasks: list) -> list:
 
 
 def _hash_chunk(arr, h: np.ndarray) -> None:
-    """Hash the strings of one Arrow chunk into ``h``, working in place (fresh arrays cost
-    page faults)."""
+    """Hash the strings of one Arrow chunk into ``h``: the length and the first 8 bytes, then
+    for longer ids the 8-byte words in between and the last 8 bytes (which may overlap the
+    ones before), each through splitmix64's finaliser. Only the id's own bytes count."""
     n = len(arr)
     offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
     lo, hi = int(offsets[0]), int(offsets[-1])
-    starts = offsets[:-1] - lo
     lens = offsets[1:] - offsets[:-1]
     longest = int(lens.max())
-    padded = np.zeros(hi - lo + longest + 8, np.uint8)  # every read below stays inside
+    padded = np.zeros(hi - lo + 16, np.uint8)  # 8 bytes either side: every read stays inside
     if hi > lo:
-        padded[:hi - lo] = np.frombuffer(arr.buffers()[2], np.uint8)[lo:hi]
+        padded[8:8 + hi - lo] = np.frombuffer(arr.buffers()[2], np.uint8)[lo:hi]
     # Unaligned 8-byte words starting at any byte: one gather reads 8 bytes of every string.
     words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    np.multiply(lens.astype(_U64) + _U64(1), _U64(0x9E3779B97F4A7C15), out=h)
-    index = np.empty(n, np.int64)
-    word = np.empty(n, np.uint64)
-    rows = None  # None: every row (dense), else the rows still longer than k
-    for k in range(0, longest, 8):
-        # A string's hash depends on its own bytes only: only rows longer than k are mixed.
-        active = lens > k
-        if rows is None and np.count_nonzero(active) < n // 2:
-            rows = np.flatnonzero(active)  # a few long ids: work on those rows only
-        if rows is None:
-            np.add(starts, k, out=index)
-            np.take(words, index, out=word)
-            np.subtract(lens, k, out=index)
-            np.clip(index, 0, 8, out=index)
-            word &= _MASKS[index]
-            word ^= h
-            mix(word)
-            np.copyto(h, word, where=active)
-        else:
-            rows = rows[active[rows]]
-            w = words[starts[rows] + k] & _MASKS[np.clip(lens[rows] - k, 0, 8)]
-            h[rows] = mix(h[rows] ^ w)
+    starts = offsets[:-1] - (lo - 8)
+    first = words[starts]
+    first &= _MASKS[np.minimum(lens, 8)]
+    np.multiply(lens.astype(_U64), _U64(0x9E3779B97F4A7C15), out=h)
+    h ^= first
+    mix(h)
+    if longest <= 8:
+        return
+    longer = np.flatnonzero(lens > 8)
+    for k in range(8, longest - 8, 8):  # the words between the first and the last
+        rows = longer[lens[longer] - 8 > k]
+        h[rows] = mix(h[rows] ^ words[starts[rows] + k])
+    if len(longer) > n // 2:  # most ids: one pass over all rows
+        last = words[starts + lens - 8]
+        last ^= h
+        mix(last)
+        np.copyto(h, last, where=lens > 8)
+    else:
+        h[longer] = mix(h[longer] ^ words[starts[longer] + lens[longer] - 8])
 
 
 def mix(x: np.ndarray) -> np.ndarray:

@@ -350,6 +350,23 @@ def test_duplicate_check_matches_python(pairs, group):
     assert maybe_repeated(codes, starts, hash_strings(doc)) == (len(set(pairs)) < len(pairs))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=40), min_size=1, max_size=50), st.data())
+def test_hash_depends_on_the_string_alone(strings, data):
+    """Equal strings, equal hashes, whatever chunk (and chunk neighbours) they sit in."""
+    import pyarrow as pa
+
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(strings)), max_size=4)))
+    bounds = [0, *cuts, len(strings)]
+    column = pa.chunked_array([pa.array(strings[a:b], pa.large_string())
+                               for a, b in zip(bounds, bounds[1:], strict=False)],
+                              pa.large_string())
+    alone = [int(hash_strings(pa.chunked_array([pa.array([s], pa.large_string())]))[0])
+             for s in strings]
+    assert hash_strings(column).tolist() == alone
+    assert len(set(alone)) == len(set(strings))
+
+
 def test_hash_equal_strings_equal_hashes_across_chunks():
     import pyarrow as pa
 
