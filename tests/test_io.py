@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import io
+import itertools
 import json
 import os
 import pickle
@@ -359,7 +360,7 @@ def test_hash_depends_on_the_string_alone(strings, data):
     cuts = sorted(data.draw(st.lists(st.integers(0, len(strings)), max_size=4)))
     bounds = [0, *cuts, len(strings)]
     column = pa.chunked_array([pa.array(strings[a:b], pa.large_string())
-                               for a, b in zip(bounds, bounds[1:], strict=False)],
+                               for a, b in itertools.pairwise(bounds)],
                               pa.large_string())
     alone = [int(hash_strings(pa.chunked_array([pa.array([s], pa.large_string())]))[0])
              for s in strings]
