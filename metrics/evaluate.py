@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from metrics import _checked
-from metrics._hashing import hash_strings, pair_hash, repeated_rows, take
+from metrics._hashing import hash_strings, in_parallel, pair_hash, repeated_rows, take
 from metrics._input import check_grade_array, check_rel
 from metrics.errors import MetricError
 from metrics.registry import MeasureSpec, parse
@@ -86,9 +86,11 @@ def _arrow_strings(values, column: str, what: str):
 
 
 def _factorize(values) -> tuple[np.ndarray, pd.Index]:
-    """int64 codes and the distinct values as strings (free for a categorical column)."""
+    """Integer codes and the distinct values as strings (free for a categorical column).
+    The codes' dtype may be as narrow as int8: nothing computes with them but comparisons,
+    indexing and ``pair_hash`` (which widens them)."""
     if isinstance(getattr(values, "dtype", None), pd.CategoricalDtype):
-        codes = values.cat.codes.to_numpy().astype(np.int64)
+        codes = values.cat.codes.to_numpy()  # int8 to int32: compared and indexed, never added
         names = pd.Index(values.cat.categories.astype(str), dtype=object)
     else:
         codes, uniques = pd.factorize(values)
@@ -346,7 +348,10 @@ class _Prepared:
         mask = np.uint64((1 << bits) - 1)
         bucket = np.zeros(1 << bits, bool)
         bucket[judged.hashes & mask] = True
-        rows = np.flatnonzero(bucket[hashes & mask])
+        half = len(hashes) // 2
+        rows = np.concatenate(in_parallel([
+            lambda: np.flatnonzero(bucket[hashes[:half] & mask]),
+            lambda: np.flatnonzero(bucket[hashes[half:] & mask]) + half]))
         row_q = lookup[raw_q[rows]]
         rows, row_q = rows[row_q >= 0], row_q[row_q >= 0]
         at = pd.Index(keys).get_indexer(pair_hash(row_q, hashes[rows]))

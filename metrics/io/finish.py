@@ -102,7 +102,8 @@ def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.n
         raise FormatError("no_rows")
     if kind == "run":
         values = np.ascontiguousarray(values, dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(values))
+        finite = np.isfinite(values)
+        bad = np.flatnonzero(~finite) if not finite.all() else ()
         if len(bad):
             problems.more |= len(bad) > MAX_PROBLEMS
             bad = bad[:MAX_PROBLEMS]
