@@ -24,6 +24,7 @@ Policies (visible in ``result.attrs``; defaults follow trec_eval):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -112,8 +113,14 @@ def _one_code_per_name(codes: np.ndarray, names: pd.Index) -> tuple[np.ndarray, 
 def _from_nested(data: Mapping, what: str):
     """``{qid: {doc: value}}`` or, for runs, ``{qid: [doc, ...]}`` (list order = rank order):
     the query ids, how many rows each has, and the docs and values of all rows."""
+    inners = list(data.values())
+    if all(type(inner) is dict for inner in inners):  # the usual case, in C loops
+        sizes = list(map(len, inners))
+        codes = np.repeat(np.arange(len(inners), dtype=np.int64), sizes)
+        return (codes, list(map(str, data.keys())), list(itertools.chain.from_iterable(inners)),
+                list(itertools.chain.from_iterable(map(dict.values, inners))))
     names: list[str] = []
-    sizes: list[int] = []
+    sizes = []
     docs: list = []
     values: list = []
     for qid, inner in data.items():
