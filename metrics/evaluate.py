@@ -49,7 +49,7 @@ class _Side:
     """A run or judgments: integer query codes into ``names``, document ids as Arrow strings
     with their 64-bit hashes, and the score or grade of each row."""
 
-    queries: np.ndarray          # int64 codes into names
+    queries: np.ndarray          # integer codes into names (as narrow as int8)
     names: pd.Index              # distinct query ids, as str
     docs: object                 # pyarrow ChunkedArray of large_string
     hashes: np.ndarray           # uint64, hash_strings(docs)
@@ -124,7 +124,7 @@ def _from_nested(data: Mapping, what: str):
     docs: list = []
     values: list = []
     for qid, inner in data.items():
-        if isinstance(inner, (dict, Mapping)):  # dict first: the fast check
+        if isinstance(inner, Mapping):
             docs.extend(inner.keys())
             values.extend(inner.values())
             size = len(inner)

@@ -183,3 +183,39 @@ def test_the_reported_case_filter_and_groupby_head():
     top = run.groupby("query_id", observed=True).head(2)
     table = metrics.evaluate(top, {f"q{q}": {"d1": 1} for q in range(184)}, ["RR", "P@2"])
     assert (table["RR"] == 0.5).all() and (table["P@2"] == 0.5).all()
+
+
+@pytest.mark.parametrize("weak", ["length", "constant"])
+def test_hash_collisions_never_change_a_value(monkeypatch, weak):
+    """With a hash that collides on purpose (an id's length, or one value for every id), the
+    join and the duplicate check fall back on the ids' text and give the same table."""
+    import importlib
+
+    ev = importlib.import_module("metrics.evaluate")  # the module, not the function
+
+    rows, qrels = make(40, 30, 7, True)
+    rows += rows[:5]  # some duplicates, with their scores
+    frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    expected = metrics.evaluate(frame, qrels, MEASURES)
+
+    def collide(column):
+        lengths = [len(s) for s in column.to_pylist()]
+        return np.array(lengths if weak == "length" else [7] * len(lengths), np.uint64)
+
+    monkeypatch.setattr(ev, "hash_strings", collide)
+    table = metrics.evaluate(frame, qrels, MEASURES)
+    same(table, expected, weak)
+    assert table.attrs["duplicates_dropped"] == expected.attrs["duplicates_dropped"] == 5
+
+
+def test_a_run_id_whose_hash_matches_a_judged_id_is_not_taken_for_it(monkeypatch):
+    import importlib
+
+    ev = importlib.import_module("metrics.evaluate")
+    qrels = {"q1": {"a": 1, "bb": 2}, "q2": {"ccc": 1}}
+    run = {"q1": {"x": 4.0, "a": 3.0, "yy": 2.0, "bb": 1.0}, "q2": {"zzz": 2.0, "ccc": 1.0}}
+    expected = metrics.evaluate(run, qrels, MEASURES)
+    monkeypatch.setattr(ev, "hash_strings", lambda column: np.array(
+        [len(s) for s in column.to_pylist()], np.uint64))  # x ~ a, yy ~ bb, zzz ~ ccc
+    same(metrics.evaluate(run, qrels, MEASURES), expected, "colliding ids")
+    assert expected.loc["q1", "RR"] == 0.5 and expected.loc["q2", "P@5"] == 0.2
