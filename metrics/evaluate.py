@@ -355,10 +355,20 @@ class _Prepared:
         mask = np.uint64((1 << bits) - 1)
         bucket = np.zeros(1 << bits, bool)
         bucket[judged.hashes & mask] = True
+
+        def candidates(lo: int, hi: int) -> np.ndarray:
+            step = 1 << 20  # a small buffer, reused: fresh pages are slow
+            slot = np.empty(min(step, max(hi - lo, 0)), np.uint64)
+            found = []
+            for a in range(lo, hi, step):
+                b = min(a + step, hi)
+                np.bitwise_and(hashes[a:b], mask, out=slot[:b - a])
+                found.append(np.flatnonzero(bucket[slot[:b - a]]) + a)
+            return np.concatenate(found) if found else np.zeros(0, np.int64)
+
         half = len(hashes) // 2
-        rows = np.concatenate(in_parallel([
-            lambda: np.flatnonzero(bucket[hashes[:half] & mask]),
-            lambda: np.flatnonzero(bucket[hashes[half:] & mask]) + half]))
+        rows = np.concatenate(in_parallel([lambda: candidates(0, half),
+                                           lambda: candidates(half, len(hashes))]))
         row_q = lookup[raw_q[rows]]
         rows, row_q = rows[row_q >= 0], row_q[row_q >= 0]
         at = pd.Index(keys).get_indexer(pair_hash(row_q, hashes[rows]))
