@@ -26,6 +26,15 @@ DELIMS = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe", " ": "space"
 WS = b" \t\x0b\x0c\r\n"
 
 
+def memory_pool():
+    """The memory pool the CSV parses allocate from: the C library's malloc. pyarrow's default,
+    mimalloc, hands pages back and faults them in again while a large file is parsed (measured
+    on 2 cores: 0.1 to 0.9 s of system time for a 250 MB run, against a steady 0.15 s)."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
+
+
 def clip(value: object, width: int = 80) -> str:
     text = str(value)
     return text if len(text) <= width else text[:width - 1] + "…"

@@ -9,7 +9,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import MAX_PROBLEMS, FormatError
-from metrics.io.common import ALIASES, WS, Problems
+from metrics.io.common import ALIASES, WS, Problems, memory_pool
 from metrics.io.finish import convert, finish
 from metrics.io.lines import blank_lines, offset_of_line, parse_as_text, row_lines
 from metrics.io.sniff import Header
@@ -53,6 +53,7 @@ def read_delimited(src: Source, kind: str, header: Header, header_line: int) -> 
             convert_options=pacsv.ConvertOptions(
                 column_types=as_text, include_columns=list(as_text), null_values=[],
                 strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=memory_pool(),
         )
 
     if not rest.strip(WS):  # pyarrow calls a header-only body an "Empty CSV file"

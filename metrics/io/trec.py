@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import FormatError
-from metrics.io.common import BLOCK, WS, Problems
+from metrics.io.common import BLOCK, WS, Problems, memory_pool
 from metrics.io.finish import convert, finish
 from metrics.io.lines import parse_as_text, row_lines
 from metrics.io.source import Source, reason
@@ -45,6 +45,7 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
             convert_options=pacsv.ConvertOptions(
                 column_types=columns, include_columns=list(columns), null_values=[],
                 strings_can_be_null=False, quoted_strings_can_be_null=False),
+            memory_pool=memory_pool(),
         )
 
     table = None
@@ -73,7 +74,7 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
         raise FormatError("no_rows")
     query, doc, raw = table.column("f0"), table.column("f2"), table.column(value_col)
     del table
-    pa.default_memory_pool().release_unused()  # parse buffers back to the OS: lower peak RSS
+    memory_pool().release_unused()  # parse buffers back to the OS: lower peak RSS
     if src.path is not None and body is None:  # NUL bytes in ids (the head was checked)
         _check_nul(src, query, doc)
 
