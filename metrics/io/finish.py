@@ -140,11 +140,14 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
         query = pc.dictionary_encode(query)
     query = query.unify_dictionaries()
     names = query.chunk(0).dictionary
-    indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in query.chunks])
     order = pc.sort_indices(names).to_numpy()
     rank = np.empty(len(order), np.int32 if len(order) >= 2**15 else np.int16)
     rank[order] = np.arange(len(order))
-    codes = rank[indices]
+    codes = np.empty(len(query), rank.dtype)
+    pos = 0
+    for chunk in query.chunks:  # chunk by chunk: no concatenated copy of the indices
+        codes[pos:pos + len(chunk)] = rank[chunk.indices.to_numpy(zero_copy_only=False)]
+        pos += len(chunk)
     change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
     starts = np.concatenate(([0], change))
     return codes, names.take(pa.array(order)), starts if len(starts) == len(order) else None
