@@ -40,21 +40,43 @@ def in_parallel(tasks: list) -> list:
         return list(pool.map(lambda t: t(), tasks))
 
 
+def _words(arr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The strings of one Arrow ``large_string`` chunk as (words, starts, lengths):
+    ``words[starts[i] + k]`` is bytes k..k+8 of string i as a little-endian uint64 (bytes past
+    its end belong to its neighbours or to 8 bytes of padding on either side)."""
+    n = len(arr)
+    offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
+    lo, hi = int(offsets[0]), int(offsets[-1])
+    padded = np.zeros(hi - lo + 16, np.uint8)
+    if hi > lo:
+        padded[8:8 + hi - lo] = np.frombuffer(arr.buffers()[2], np.uint8)[lo:hi]
+    # Unaligned 8-byte words starting at any byte: one gather reads 8 bytes of every string.
+    words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    return words, offsets[:-1] - (lo - 8), offsets[1:] - offsets[:-1]
+
+
+def differs_from_previous(arr) -> np.ndarray:
+    """For each string of one Arrow chunk: is it different from the one before (the first:
+    True)? Exact: lengths, then 8 bytes at a time."""
+    words, starts, lens = _words(arr)
+    differs = np.ones(len(arr), bool)
+    if len(arr) < 2:
+        return differs
+    np.not_equal(lens[1:], lens[:-1], out=differs[1:])
+    for k in range(0, int(lens.max()), 8):
+        word = words[np.minimum(starts + k, len(words) - 1)]  # past the end: masked to 0
+        word &= _MASKS[np.clip(lens - k, 0, 8)]
+        differs[1:] |= word[1:] != word[:-1]
+    return differs
+
+
 def _hash_chunk(arr, h: np.ndarray) -> None:
     """Hash the strings of one Arrow chunk into ``h``: the length and the first 8 bytes, then
     for longer ids the 8-byte words in between and the last 8 bytes (which may overlap the
     ones before), each through splitmix64's finaliser. Only the id's own bytes count."""
     n = len(arr)
-    offsets = np.frombuffer(arr.buffers()[1], np.int64, count=n + 1, offset=8 * arr.offset)
-    lo, hi = int(offsets[0]), int(offsets[-1])
-    lens = offsets[1:] - offsets[:-1]
+    words, starts, lens = _words(arr)
     longest = int(lens.max())
-    padded = np.zeros(hi - lo + 16, np.uint8)  # 8 bytes either side: every read stays inside
-    if hi > lo:
-        padded[8:8 + hi - lo] = np.frombuffer(arr.buffers()[2], np.uint8)[lo:hi]
-    # Unaligned 8-byte words starting at any byte: one gather reads 8 bytes of every string.
-    words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
-    starts = offsets[:-1] - (lo - 8)
     first = words[starts]
     first &= _MASKS[np.minimum(lens, 8)]
     np.multiply(lens.astype(_U64), _U64(0x9E3779B97F4A7C15), out=h)

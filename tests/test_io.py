@@ -368,6 +368,39 @@ def test_hash_depends_on_the_string_alone(strings, data):
     assert len(set(alone)) == len(set(strings))
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["q1", "q10", "q2", "", "é", "query_000000001", "query_000000002",
+                                 "x" * 17, "x" * 16 + "y"]), min_size=1, max_size=60),
+       st.booleans(), st.data())
+def test_query_codes_give_back_the_ids(ids, grouped, data):
+    """Codes into sorted categories, from grouped ids (compared row to row, exactly) or not,
+    whatever the chunks."""
+    import pyarrow as pa
+
+    if grouped:
+        ids = sorted(ids, key=lambda q: ids.index(q))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(ids)), max_size=4)))
+    bounds = [0, *cuts, len(ids)]
+    column = pa.chunked_array([pa.array(ids[a:b], pa.large_string())
+                               for a, b in itertools.pairwise(bounds)], pa.large_string())
+    codes, categories, starts = query_codes(column)
+    names = categories.to_pylist()
+    assert names == sorted(set(ids), key=lambda q: q.encode())
+    assert [names[c] for c in codes] == ids
+    if grouped:
+        assert starts is not None and [ids[i] for i in starts] == list(dict.fromkeys(ids))
+
+
+def test_query_codes_of_ids_not_grouped():
+    import pyarrow as pa
+
+    ids = [f"q{i % 97}" for i in range(20000)]  # interleaved: 20,000 blocks
+    codes, categories, starts = query_codes(pa.chunked_array([pa.array(ids, pa.large_string())]))
+    assert starts is None
+    assert [categories[int(c)].as_py() for c in codes[:200]] == ids[:200]
+    assert categories.to_pylist() == sorted(set(ids))
+
+
 def test_hash_equal_strings_equal_hashes_across_chunks():
     import pyarrow as pa
 

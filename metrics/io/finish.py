@@ -7,6 +7,7 @@ Each check reports every bad row it finds (up to ``MAX_PROBLEMS`` of its kind) w
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import numpy as np
@@ -15,7 +16,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from metrics import _checked
-from metrics._hashing import hash_strings, maybe_repeated, pair_hash, repeated_rows
+from metrics._hashing import (
+    differs_from_previous,
+    hash_strings,
+    maybe_repeated,
+    pair_hash,
+    repeated_rows,
+    take,
+)
 from metrics.errors import MAX_PROBLEMS, FormatError
 from metrics.io.common import STR, Problems, clip
 
@@ -95,7 +103,8 @@ def _first_bad(arr: pa.Array, good: Callable[[pa.Array], bool]) -> int:
 
 
 def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.ndarray,
-           lines: Lines, problems: Problems, *, value_column: str = "score") -> pd.DataFrame:
+           lines: Lines, problems: Problems, *, value_column: str = "score",
+           codes: tuple | None = None) -> pd.DataFrame:
     """Finite scores, no repeated (query, doc) pair; then the DataFrame (or every problem)."""
     if len(values) == 0:  # every row was malformed (reported), or there were none
         problems.raise_if_any()
@@ -111,7 +120,7 @@ def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.n
                 problems.add("nan_score", line, value=str(values[row]), column=value_column)
     else:
         values = np.ascontiguousarray(values, dtype=np.int64)
-    codes, categories, starts = query_codes(query)
+    codes, categories, starts = codes if codes is not None else query_codes(query)
     del query  # the codes replace the ids' text
     hashes = hash_strings(doc)
     if maybe_repeated(codes, starts, hashes):
@@ -131,26 +140,43 @@ def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.n
 
 def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarray | None]:
     """Query ids as codes into their sorted distinct values (code point order, as trec_eval's
-    strcmp), from a dictionary-encoded column (the TREC reader asks pyarrow for one: only the
-    few distinct ids of each block are stored) or a string column.
+    strcmp).
 
     Returns (codes per row, categories, block starts); the block starts are the first row of
-    each query when every query's rows sit together (as in any TREC file), else None."""
-    if not pa.types.is_dictionary(query.type):
-        query = pc.dictionary_encode(query)
-    query = query.unify_dictionaries()
-    names = query.chunk(0).dictionary
-    order = pc.sort_indices(names).to_numpy()
-    rank = np.empty(len(order), np.int32 if len(order) >= 2**15 else np.int16)
-    rank[order] = np.arange(len(order))
-    codes = np.empty(len(query), rank.dtype)
+    each query when every query's rows sit together (as in any TREC file), else None. Such
+    files are read block by block: each row is compared with the one before (exactly, 8 bytes
+    at a time), and only the few block names are sorted."""
+    if pa.types.is_dictionary(query.type):
+        query = query.cast(pa.large_string())
+    n = len(query)
+    chunks = [c for c in query.chunks if len(c)]
+    differs = np.concatenate([differs_from_previous(c) for c in chunks]) if chunks else (
+        np.zeros(0, bool))
     pos = 0
-    for chunk in query.chunks:  # chunk by chunk: no concatenated copy of the indices
-        codes[pos:pos + len(chunk)] = rank[chunk.indices.to_numpy(zero_copy_only=False)]
-        pos += len(chunk)
-    change = np.flatnonzero(codes[1:] != codes[:-1]) + 1
-    starts = np.concatenate(([0], change))
-    return codes, names.take(pa.array(order)), starts if len(starts) == len(order) else None
+    for before, chunk in itertools.pairwise(chunks):  # across chunk boundaries
+        pos += len(before)
+        differs[pos] = chunk[0] != before[-1]
+    starts = np.flatnonzero(differs)
+    if len(starts) > n // 4 + 1024:  # ids not grouped: a hash table over every row
+        encoded = pc.dictionary_encode(query).unify_dictionaries()
+        names = encoded.chunk(0).dictionary
+        order = pc.sort_indices(names).to_numpy()
+        rank = np.empty(len(order), _code_type(len(order)))
+        rank[order] = np.arange(len(order))
+        codes = np.concatenate([rank[c.indices.to_numpy(zero_copy_only=False)]
+                                for c in encoded.chunks])
+        return codes, names.take(pa.array(order)), None
+    block_names = take(query, starts)
+    distinct = pc.unique(block_names)
+    categories = distinct.take(pc.sort_indices(distinct))
+    block_codes = pc.index_in(block_names, value_set=categories).to_numpy()
+    codes = np.repeat(block_codes.astype(_code_type(len(categories))),
+                      np.diff(np.append(starts, n)))
+    return codes, categories, starts if len(starts) == len(categories) else None
+
+
+def _code_type(n_categories: int) -> type:
+    return np.int32 if n_categories >= 2**15 else np.int16
 
 
 def _report_repeats(codes: np.ndarray, categories: pa.Array, doc: pa.ChunkedArray,

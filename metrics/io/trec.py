@@ -14,7 +14,7 @@ import pyarrow.csv as pacsv
 
 from metrics.errors import FormatError
 from metrics.io.common import BLOCK, WS, Problems, memory_pool
-from metrics.io.finish import convert, finish
+from metrics.io.finish import convert, finish, query_codes
 from metrics.io.lines import parse_as_text, row_lines
 from metrics.io.source import Source, reason
 
@@ -25,7 +25,7 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
     n_fields = 6 if kind == "run" else 4
     names = [f"f{i}" for i in range(n_fields)]
     value_col = "f4" if kind == "run" else "f3"
-    wanted = {"f0": pa.dictionary(pa.int32(), pa.string()), "f2": pa.large_string(),
+    wanted = {"f0": pa.large_string(), "f2": pa.large_string(),
               value_col: pa.float64() if kind == "run" else pa.large_string()}
     lines = head.splitlines()[:-1] or head.splitlines()
     has_tab = any(b"\t" in ln for ln in lines)
@@ -61,8 +61,11 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
             raise FormatError("unreadable_file", path=str(src.path), reason=reason(err)) from None
         except pa.ArrowException:
             table = None
-        if table is not None and _has_comments(table.column("f0")):
-            table = None  # comment lines that happened to have the right number of fields
+    codes = None
+    if table is not None:
+        codes = query_codes(table.column("f0"))
+        if pc.any(pc.starts_with(codes[1], "#")).as_py():
+            table = codes = None  # comment lines that happened to have the right fields
     problems = Problems()
     if table is None:  # irregular whitespace, comments, extra fields, or errors to locate
         body = normalise(src.body(), n_fields if kind == "run" else None)
@@ -87,7 +90,7 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
     else:
         values = _placeholder(convert(raw.combine_chunks(), kind, False, lines_of, problems,
                                       "grade"), len(raw), kind)
-    return finish(kind, query, doc, values, lines_of, problems)
+    return finish(kind, query, doc, values, lines_of, problems, codes=codes)
 
 
 def _read_with_problems(body: bytes, kind: str, names: list[str], value_col: str, parse,
@@ -117,15 +120,9 @@ def _placeholder(values: np.ndarray | None, n: int, kind: str) -> np.ndarray:
     return np.zeros(n, np.float64 if kind == "run" else np.int64)
 
 
-def _has_comments(query: pa.ChunkedArray) -> bool:
-    return any(pc.any(pc.starts_with(chunk.dictionary, "#")).as_py() for chunk in query.chunks)
-
-
 def _check_nul(src: Source, *columns: pa.ChunkedArray) -> None:
     for column in columns:
         for chunk in column.chunks:
-            if pa.types.is_dictionary(chunk.type):
-                chunk = chunk.dictionary
             buf = chunk.buffers()[2]
             if buf is not None and buf.size and np.frombuffer(buf, np.uint8).min() == 0:
                 src.body()  # raises binary_file with the line
