@@ -66,6 +66,8 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
         codes = query_codes(table.column("f0"))
         if pc.any(pc.starts_with(codes[1], "#")).as_py():
             table = codes = None  # comment lines that happened to have the right fields
+        else:
+            table = table.drop_columns(["f0"])  # the codes replace the ids' text
     problems = Problems()
     if table is None:  # irregular whitespace, comments, extra fields, or errors to locate
         body = normalise(src.body(), n_fields if kind == "run" else None)
@@ -75,11 +77,12 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
             return _read_with_problems(body, kind, names, value_col, parse, problems)
     if table.num_rows == 0:
         raise FormatError("no_rows")
-    query, doc, raw = table.column("f0"), table.column("f2"), table.column(value_col)
+    query = table.column("f0") if codes is None else None
+    doc, raw = table.column("f2"), table.column(value_col)
     del table
     memory_pool().release_unused()  # parse buffers back to the OS: lower peak RSS
     if src.path is not None and body is None:  # NUL bytes in ids (the head was checked)
-        _check_nul(src, query, doc)
+        _check_nul(src, doc, codes[1])
 
     def lines_of(rows: np.ndarray) -> list[int]:
         return row_lines(body if body is not None else src.body())[rows].tolist()
@@ -120,9 +123,9 @@ def _placeholder(values: np.ndarray | None, n: int, kind: str) -> np.ndarray:
     return np.zeros(n, np.float64 if kind == "run" else np.int64)
 
 
-def _check_nul(src: Source, *columns: pa.ChunkedArray) -> None:
+def _check_nul(src: Source, *columns: pa.ChunkedArray | pa.Array) -> None:
     for column in columns:
-        for chunk in column.chunks:
+        for chunk in getattr(column, "chunks", [column]):
             buf = chunk.buffers()[2]
             if buf is not None and buf.size and np.frombuffer(buf, np.uint8).min() == 0:
                 src.body()  # raises binary_file with the line
