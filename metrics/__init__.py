@@ -22,6 +22,7 @@ Measure names: Mizan's (``P@5``, ``nDCG(gain=exponential)@10``), ir_measures' (`
 from ``measures.toml``. ``read_run``/``read_qrels`` (``metrics.io``) load pyarrow on first use.
 """
 
+from metrics import _dependencies  # noqa: F401  (first: it loads pandas, see there)
 from metrics.binary import f1, hit_rate, judged, precision, r_precision, recall
 from metrics.compare import Comparison, compare
 from metrics.errors import FormatError, MetricError

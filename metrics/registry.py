@@ -132,27 +132,27 @@ def _load() -> dict[str, Measure]:
 REGISTRY: Mapping[str, Measure] = MappingProxyType(_load())
 
 
-def _names_and_templates() -> tuple[dict[str, Measure], list[tuple[re.Pattern, Measure, str]]]:
-    """Every name, lower-cased -> its measure; and the templates with a cutoff as patterns."""
+def _names_and_templates() -> tuple[dict[str, Measure], dict[str, Measure]]:
+    """Every name, lower-cased -> its measure; and every trec_eval name with a cutoff, by its
+    head (``ndcg_cut`` for ``ndcg_cut_{k}``), lower-cased -> its measure."""
     names: dict[str, Measure] = {}
-    templates = []
+    templates: dict[str, Measure] = {}
     for measure in REGISTRY.values():
         for alias in (measure.name, *(n for ns in measure.names.values() for n in ns)):
+            table, key = names, alias.lower()
             if "{k}" in alias:
-                head = re.escape(alias.split("{k}")[0].rstrip("_."))
-                number = r"\d*\.?\d+|\d+\." if measure.at == "recall" else r"\d+"
-                templates.append((re.compile(rf"{head}[_.](?P<k>{number})", re.I), measure,
-                                  alias.replace("{k}", "k")))
-                continue
-            other = names.setdefault(alias.lower(), measure)
+                table, key = templates, alias.split("{k}")[0].rstrip("_.").lower()
+            other = table.setdefault(key, measure)
             if other is not measure:
                 raise ValueError(f"measures.toml: {alias!r} names both {other.name} and "
                                  f"{measure.name}")
     return names, templates
 
 
-_BY_NAME, _TEMPLATES = _names_and_templates()
+_BY_NAME, _BY_HEAD = _names_and_templates()
 _SYNTAX = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:\(([^()]*)\))?\s*(?:@\s*(\S+))?\s*$")
+# A trec_eval name with a cutoff: its head, "_" (or "." as on trec_eval's command line), k.
+_TEMPLATE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*?)[_.](\d*\.?\d+|\d+\.)\s*")
 
 
 def _value(measure: str, name: str, raw: str) -> object:
@@ -209,12 +209,12 @@ def parse(text: str) -> MeasureSpec:
     if not isinstance(text, str):
         raise MetricError("unknown_measure", measure=repr(text), close=[],
                           valid=", ".join(REGISTRY))
-    for pattern, measure, _ in _TEMPLATES:
-        found = pattern.fullmatch(text.strip())
-        if found:
-            params = {name: PARAMETERS[name][0] for name in measure.params}
-            return MeasureSpec(measure, MappingProxyType(params),
-                               _cutoff(measure, found.group("k")), text)
+    found = _TEMPLATE.fullmatch(text)
+    measure = _BY_HEAD.get(found.group(1).lower()) if found else None
+    if measure is not None:
+        params = {name: PARAMETERS[name][0] for name in measure.params}
+        return MeasureSpec(measure, MappingProxyType(params), _cutoff(measure, found.group(2)),
+                           text)
     match = _SYNTAX.match(text)
     measure = _BY_NAME.get(match.group(1).lower()) if match else None
     if measure is None:
