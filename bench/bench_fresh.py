@@ -3,6 +3,7 @@
     python bench/bench_fresh.py                 # 7,000 queries x 1,000 docs, 7 rounds
     python bench/bench_fresh.py --small         # 500 queries x 1,000 docs
     python bench/bench_fresh.py --repeat 11
+    python bench/bench_fresh.py --quiet 20      # each run waits for a quiet moment (Linux PSI)
 
 Each run is a new Python process that imports the library, reads the TREC run and qrels files
 and computes P@10, R@100, RR@10, AP and nDCG@10 for every query, and nothing else:
@@ -55,6 +56,27 @@ PROGRAMS = {
 }
 
 
+def cpu_pressure() -> float | None:
+    """Linux PSI: the share of the last 10 s in which some task waited for a CPU (None if the
+    kernel does not report it)."""
+    try:
+        with open("/proc/pressure/cpu") as f:
+            return float(f.readline().split()[1].split("=")[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def wait_for_quiet(limit: float | None, patience: float = 900) -> float | None:
+    """Wait (at most ``patience`` seconds) until CPU pressure is below ``limit`` percent."""
+    deadline = time.monotonic() + patience
+    while limit is not None and time.monotonic() < deadline:
+        pressure = cpu_pressure()
+        if pressure is None or pressure < limit:
+            return pressure
+        time.sleep(2)
+    return cpu_pressure()
+
+
 def once(name: str, run: Path, qrels: Path) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     start = time.perf_counter()
@@ -74,6 +96,10 @@ def main() -> None:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--small", action="store_true", help="500 queries instead of 7,000")
     ap.add_argument("--repeat", type=int, default=7, help="rounds (each runs both once)")
+    ap.add_argument("--quiet", type=float, default=None, metavar="PCT",
+                    help="before each run, wait until CPU pressure (PSI, some avg10) is below "
+                         "PCT percent (at most 15 min): on a shared machine, both contestants "
+                         "then run in its quieter moments")
     args, _ = ap.parse_known_args()  # run_all.py passes every benchmark's arguments on
 
     import make_data
@@ -89,9 +115,11 @@ def main() -> None:
     times: dict[str, list[dict[str, float]]] = {name: [] for name in PROGRAMS}
     for i in range(args.repeat):
         for name in (PROGRAMS if i % 2 == 0 else reversed(PROGRAMS)):
-            times[name].append(once(name, run, qrels))
-        print(f"  round {i + 1}: " + ", ".join(f"{n} {t[-1]['wall']:.2f} s"
-                                                 for n, t in times.items()), flush=True)
+            pressure = wait_for_quiet(args.quiet)
+            times[name].append({**once(name, run, qrels), "pressure": pressure or 0.0})
+        print(f"  round {i + 1}: " + ", ".join(
+            f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
+            for n, t in times.items()), flush=True)
 
     def stat(name: str, key: str, how=statistics.median) -> float:
         return how(t[key] for t in times[name])
