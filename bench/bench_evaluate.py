@@ -100,16 +100,16 @@ def child(name: str, run: str, qrels: str, out: str, repeat: int) -> dict:
 
         info["import_s"] = time.perf_counter() - t0
         if name == "parse":
-            best, times, frame = _best(lambda: read_run(run, max_bytes=None), repeat)
+            best, times, frame = _best(lambda: read_run(run), repeat)
             info["rows"] = len(frame)
             return {**info, "best": best, "times": times}
         parts: dict[str, list[float]] = {"read_run": [], "read_qrels": [], "evaluate": []}
 
         def task():
             a = time.perf_counter()
-            r = read_run(run, max_bytes=None)
+            r = read_run(run)
             b = time.perf_counter()
-            q = read_qrels(qrels, max_bytes=None)
+            q = read_qrels(qrels)
             c = time.perf_counter()
             table = metrics.evaluate(r, q, MEASURES)
             d = time.perf_counter()

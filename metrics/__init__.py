@@ -5,32 +5,52 @@ No Streamlit here: lessons, tests, the lab and users' notebooks all import this 
 One ranking (``ranking``: doc ids in rank order; ``qrels``: ``{doc: grade}`` or a set of ids)::
 
     hit_rate, precision, recall, f1, reciprocal_rank, average_precision, r_precision,
-    dcg, idcg, ndcg
+    dcg, idcg, ndcg, bpref, judged, interpolated_precision
 
-Many queries: ``read_run``, ``read_qrels``, ``evaluate``, ``compare``; measure strings are
-parsed by ``registry.parse`` (``"P@5"``, ``"nDCG(gain=exponential)@10"``).
+Many queries, from files or from Python::
+
+    run = metrics.read_run("run.trec")          # TREC, CSV/TSV with a header, JSON; any size
+    qrels = metrics.read_qrels("qrels.trec")
+    table = metrics.evaluate(run, qrels, ["map", "P_10", "nDCG@10", "MRR@10"], rel=1)
+    metrics.summarize(table)                    # trec_eval's "all" row
+    metrics.pr_curve(run, qrels).mean           # the 11-point recall-precision curve
+    metrics.compare(run_a, run_b, qrels, "AP")  # per-query deltas and significance
+
+Measure names: Mizan's (``P@5``, ``nDCG(gain=exponential)@10``), ir_measures' (``AP@10``,
+``RR@10``, ``Success@5``, ``Judged@10``, ``IPrec@0.5``) and trec_eval's (``map``, ``P_5``,
+``ndcg_cut_10``, ``recip_rank``, ``iprec_at_recall_0.50``), all parsed by ``registry.parse``
+from ``measures.toml``. ``read_run``/``read_qrels`` (``metrics.io``) load pyarrow on first use.
 """
 
-from metrics.binary import f1, hit_rate, precision, r_precision, recall
+from metrics import _dependencies  # noqa: F401  (first: it loads pandas, see there)
+from metrics.binary import f1, hit_rate, judged, precision, r_precision, recall
 from metrics.compare import Comparison, compare
 from metrics.errors import FormatError, MetricError
 from metrics.evaluate import evaluate
 from metrics.graded import dcg, discount, gain_of, idcg, ndcg
-from metrics.rank import average_precision, reciprocal_rank
+from metrics.rank import average_precision, bpref, interpolated_precision, reciprocal_rank
 from metrics.registry import REGISTRY, Measure, MeasureSpec, parse
+from metrics.summary import ELEVEN_POINTS, PRCurve, Summary, pr_curve, summarize
 
 __all__ = [
-    "REGISTRY", "Comparison", "FormatError", "Measure", "MeasureSpec", "MetricError",
-    "average_precision", "compare", "dcg", "discount", "evaluate", "f1", "gain_of", "hit_rate",
-    "idcg", "ndcg", "parse", "precision", "r_precision", "read_qrels", "read_run", "recall",
-    "reciprocal_rank",
+    "ELEVEN_POINTS", "REGISTRY", "Comparison", "FormatError", "Measure", "MeasureSpec",
+    "MetricError", "PRCurve", "Summary", "average_precision", "bpref", "compare", "dcg",
+    "discount", "evaluate", "f1", "gain_of", "hit_rate", "idcg", "interpolated_precision",
+    "judged", "ndcg", "parse", "pr_curve", "precision", "r_precision", "read_qrels", "read_run",
+    "recall", "reciprocal_rank", "summarize",
 ]
+
+_READERS = ("read_run", "read_qrels")
 
 
 def __getattr__(name: str):
     # The file readers load pyarrow; import them only when used.
-    if name in ("read_run", "read_qrels"):
+    if name in _READERS:
         from metrics import io
 
         return getattr(io, name)
-    raise AttributeError(name)
+    raise AttributeError(f"module 'metrics' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_READERS))

@@ -10,6 +10,8 @@ Conventions follow trec_eval (Buckley & Voorhees, *trec_eval* 9.0.8):
 
 F1@k is the harmonic mean of precision@k and recall@k (van Rijsbergen 1979), 0 when both are 0.
 HitRate@k (also "success@k") is 1 when at least one relevant document is in the top k.
+Judged@k is the share of the top k with a judgment of any grade, divided by min(k, retrieved)
+(ir_measures ``Judged``), 0 for an empty ranking.
 """
 
 from __future__ import annotations
@@ -64,3 +66,11 @@ def r_precision(ranking: Sequence[str], qrels: Qrels, *, rel: int = 1) -> float:
     """R-precision = precision@R, R = number of relevant documents (0 when R = 0)."""
     n_rel = num_relevant(qrels, rel)
     return precision(ranking, qrels, n_rel, rel=rel) if n_rel else 0.0
+
+
+def judged(ranking: Sequence[str], qrels: Qrels, k: int | None = None) -> float:
+    """Judged@k = documents of the top k that have a judgment (any grade) / min(k, retrieved)."""
+    k = check_cutoff(k, optional=True)
+    judgments = normalise_qrels(qrels)
+    docs = dedupe(ranking)[:k]
+    return sum(doc in judgments for doc in docs) / len(docs) if docs else 0.0

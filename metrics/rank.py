@@ -7,16 +7,26 @@
   trec_eval ``map`` and ``map_cut``). The normaliser N:
     ``"R"``         all relevant documents in the judgments (trec_eval, ir_measures, ranx);
     ``"retrieved"`` relevant documents found in the top k (some tutorials and RAG toolkits);
-    ``"min_k_R"``   min(k, R) (the MS MARCO / "AP@k" variant of several recommender libraries).
+    ``"min_k_R"``   min(k, R) (``apk`` in Kaggle's ml_metrics, common in recommender-system
+                    libraries).
   N = 0 gives AP = 0.
+- bpref = (1 / R) * sum over relevant retrieved documents r of
+  1 - min(n_r, R) / min(N, R), where n_r is the number of judged non-relevant documents ranked
+  above r and N the number of judged non-relevant documents (Buckley & Voorhees, SIGIR 2004;
+  trec_eval ``bpref``). Judged non-relevant: a grade from 0 up to ``rel``; unjudged documents and
+  negative grades are skipped.
+- IPrec@r, interpolated precision at recall level r: the best precision at any rank whose top
+  holds at least floor(r * R + 0.9) relevant documents, 0 when the ranking never gets there
+  (trec_eval 9.0.8 ``iprec_at_recall``, as pytrec_eval and ir_measures compute it).
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 from metrics._input import check_cutoff, check_rel, dedupe, normalise_qrels
-from metrics.binary import Qrels
+from metrics.binary import Qrels, num_relevant
 from metrics.errors import MetricError
 
 AP_NORMS = ("R", "retrieved", "min_k_R")
@@ -55,3 +65,35 @@ def average_precision(ranking: Sequence[str], qrels: Qrels, k: int | None = None
         cutoff = k if k is not None else len(dedupe(ranking))
         denominator = min(cutoff, sum(g >= rel for g in normalise_qrels(qrels).values()))
     return total / denominator if denominator else 0.0
+
+
+def bpref(ranking: Sequence[str], qrels: Qrels, *, rel: int = 1) -> float:
+    """bpref: how often relevant documents come before judged non-relevant ones."""
+    judged = normalise_qrels(qrels)
+    rel = check_rel(rel)
+    n_rel = sum(g >= rel for g in judged.values())
+    n_nonrel = sum(0 <= g < rel for g in judged.values())
+    above = 0
+    total = 0.0
+    for doc in dedupe(ranking):
+        grade = judged.get(doc, -1)
+        if grade < 0:
+            continue  # unjudged, or judged "unjudged" (a negative grade)
+        if grade < rel:
+            above += 1
+        else:
+            total += 1.0 - min(above, n_rel) / min(n_nonrel, n_rel) if above else 1.0
+    return total / n_rel if n_rel else 0.0
+
+
+def interpolated_precision(ranking: Sequence[str], qrels: Qrels, recall: float, *,
+                           rel: int = 1) -> float:
+    """IPrec@recall: the best precision at any rank where recall is at least ``recall``."""
+    if isinstance(recall, bool) or not isinstance(recall, numbers.Real) or not (
+            0 <= recall <= 1):
+        raise MetricError("bad_cutoff", k=repr(recall), allowed="a recall level from 0 to 1")
+    ranks = relevant_ranks(ranking, qrels, rel=rel)
+    needed = max(int(recall * num_relevant(qrels, rel) + 0.9), 1)
+    if needed > len(ranks):
+        return 0.0
+    return max(j / r for j, r in enumerate(ranks, start=1) if j >= needed)

@@ -22,9 +22,11 @@ TEXTS = {lang: load_content("lab", lang) for lang in LANGS}
 
 
 def io_keys() -> set[str]:
-    """Every FormatError key raised in metrics/io.py (read from its source)."""
-    source = (ROOT / "metrics" / "io.py").read_text(encoding="utf-8")
-    return set(re.findall(r'FormatError\(\s*"([a-z_0-9]+)"', source))
+    """Every FormatError key raised in the metrics/io package (read from its source)."""
+    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "metrics" / "io").glob("*.py"))
+    keys = set(re.findall(r'FormatError\(\s*"([a-z_0-9]+)"', source))
+    keys |= set(re.findall(r'problems\.add\(\s*"([a-z_0-9]+)"', source))  # one of several
+    return keys | set(re.findall(r'return "(looks_like_[a-z]+)"', source))  # the file's kind
 
 
 def message(err: FormatError, lang: str = "en") -> str:
@@ -44,6 +46,8 @@ def fails(slot: str, data: bytes) -> FormatError:
 PARAMS = {
     "empty_file": {}, "no_rows": {}, "too_large": {"size": 300 * 2**20, "limit": 200 * 2**20},
     "unreadable_file": {"path": "/x", "reason": "No such file"},
+    "no_such_file": {"path": "run.trec"},
+    "looks_like_prefs": {"found": 5}, "looks_like_zscores": {"found": 4},
     "binary_file": {"kind": "zip"}, "utf16": {"encoding": "UTF-16 LE"},
     "not_utf8": {"byte": "0xe3"}, "unknown_format": {"detail": "internal: ?"},
     "bad_json": {"detail": "Expecting value", "column": 3},
@@ -63,7 +67,7 @@ PARAMS = {
 
 def test_every_format_error_key_in_io_has_a_text_in_both_languages():
     keys = io_keys()
-    assert len(keys) == 21, sorted(keys)
+    assert len(keys) == 24, sorted(keys)
     assert keys <= set(PARAMS)
     for lang in LANGS:
         texts = TEXTS[lang]["format_errors"]

@@ -129,7 +129,10 @@ def test_conventions():
     (lambda: metrics.average_precision(["a"], {"a"}, norm="k"), "bad_parameter"),
     (lambda: metrics.dcg(["a"], {"a": 1}, 1, gain="cubic"), "bad_parameter"),
     (lambda: metrics.ndcg(["a"], {"a": 1}, 1, ideal="oracle"), "bad_parameter"),
-    (lambda: metrics.parse("MRR@10"), "unknown_measure"),
+    (lambda: metrics.parse("MRRR@10"), "unknown_measure"),
+    (lambda: metrics.parse("recip_rank_10"), "unknown_measure"),
+    (lambda: metrics.parse("IPrec@1.5"), "bad_cutoff"),
+    (lambda: metrics.parse("IPrec"), "cutoff_required"),
     (lambda: metrics.parse("P"), "cutoff_required"),
     (lambda: metrics.parse("P@0"), "bad_cutoff"),
     (lambda: metrics.parse("P@x"), "bad_cutoff"),
@@ -151,9 +154,11 @@ def test_bad_input_raises_a_keyed_error(call, key):
     assert isinstance(error.value, ValueError)
 
 
-def test_unknown_measure_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="nDCG"):
-        metrics.evaluate({"q": ["a"]}, {"q": {"a": 1}}, ["MAP"])
+def test_unknown_measure_lists_the_close_and_the_valid_ones():
+    with pytest.raises(MetricError) as error:
+        metrics.evaluate({"q": ["a"]}, {"q": {"a": 1}}, ["nDGC@10"])
+    assert error.value.params["close"][0] == "nDCG"
+    assert "Did you mean nDCG" in str(error.value) and "Bpref" in str(error.value)
 
 
 def test_registry_parses_ir_measures_syntax():
@@ -214,9 +219,9 @@ grades = st.one_of(st.integers(-3, 5), st.floats(allow_nan=True), st.text(max_si
        measure=st.sampled_from(sorted(metrics.REGISTRY)))
 def test_no_other_exception_escapes_a_measure(ranking, qrels, k, measure):
     spec = metrics.REGISTRY[measure]
-    args = {} if spec.cutoff == "none" else {"k": k}
+    args = [] if spec.cutoff == "none" else [k]
     try:
-        value = spec.function(ranking, qrels, **args)
+        value = spec.function(ranking, qrels, *args)
     except MetricError:
         return
     assert value >= 0.0 or measure in ("DCG", "IDCG")
@@ -228,3 +233,12 @@ def test_no_other_exception_escapes_a_measure(ranking, qrels, k, measure):
 def test_parse_never_raises_anything_else(text):
     with contextlib.suppress(MetricError):
         metrics.parse(text)
+
+
+def test_readers_are_in_dir_and_help():
+    import pydoc
+
+    assert {"read_run", "read_qrels", "summarize", "pr_curve"} <= set(dir(metrics))
+    text = pydoc.render_doc(metrics, renderer=pydoc.plaintext)
+    assert "read_run(source" in text and "read_qrels(source" in text
+    assert metrics.read_run is metrics.io.read_run

@@ -56,7 +56,12 @@ PAIRS = (
     + [(f"AP@{k}", f"map_cut_{k}") for k in CUTOFFS]
     + [(f"nDCG@{k}", f"ndcg_cut_{k}") for k in CUTOFFS]
     + [("RR", "recip_rank"), ("AP", "map"), ("Rprec", "Rprec"), ("nDCG", "ndcg")]
+    + [("Bpref", "bpref"), ("NumRet", "num_ret"), ("NumRel", "num_rel"),
+       ("NumRelRet", "num_rel_ret")]
+    + [(f"IPrec@{r / 10:.1f}", f"iprec_at_recall_{r / 10:.2f}") for r in range(11)]
 )
+# Measures without a relevance threshold: trec_eval's ndcg ignores -l, and so does Mizan's nDCG.
+NO_REL = ("nDCG", "NumRet")
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +72,7 @@ def generated():
 @pytest.mark.parametrize("rel", [1, 2])
 def test_evaluate_matches_trec_eval(generated, rel):
     run, qrels = generated
-    ours_names = [m if rel == 1 or m.startswith("nDCG") else _with_rel(m, rel) for m, _ in PAIRS]
+    ours_names = [m if rel == 1 or m.startswith(NO_REL) else _with_rel(m, rel) for m, _ in PAIRS]
     ours = metrics.evaluate(run, qrels, ours_names, missing="skip").to_dict("index")
     oracle = _oracle(run, qrels, [t for _, t in PAIRS], rel)
     assert set(ours) == set(oracle)
@@ -86,6 +91,60 @@ def test_evaluate_matches_trec_eval(generated, rel):
             p, r = oracle[q][f"P_{k}"], oracle[q][f"recall_{k}"]
             expected = 2 * p * r / (p + r) if p + r else 0.0
             assert math.isclose(f1[q][_with_rel(f"F1@{k}", rel)], expected, abs_tol=TOL)
+
+
+@pytest.mark.parametrize("rel", [1, 2, 3])
+def test_trec_eval_names_and_rel_like_trec_eval_l(generated, rel):
+    """``evaluate(..., rel=N)`` with trec_eval's own names is ``trec_eval -l N``: every column
+    equals pytrec_eval's value of the same name (nDCG ignoring the threshold, as trec_eval's
+    ndcg does), and equals the measures written with ``(rel=N)`` one by one."""
+    run, qrels = generated
+    trec_names = [t for _, t in PAIRS]
+    ours = metrics.evaluate(run, qrels, trec_names, missing="skip", rel=rel)
+    oracle = _oracle(run, qrels, trec_names, rel)
+    assert list(ours.columns) == trec_names
+    values = ours.to_dict("index")
+    mismatches = [(q, t, values[q][t], oracle[q][t]) for q in oracle for t in trec_names
+                  if not math.isclose(values[q][t], oracle[q][t], abs_tol=TOL)]
+    assert mismatches == []
+    one_by_one = [m if m.startswith(NO_REL) else _with_rel(m, rel) for m, _ in PAIRS]
+    explicit = metrics.evaluate(run, qrels, one_by_one, missing="skip")
+    assert (explicit.to_numpy() == ours.to_numpy()).all()
+    # A threshold written in the measure wins over rel=.
+    wins = metrics.evaluate(run, qrels, ["P(rel=1)@5"], missing="skip", rel=rel)
+    assert wins["P(rel=1)@5"].tolist() == metrics.evaluate(run, qrels, ["P@5"],
+                                                           missing="skip")["P@5"].tolist()
+
+
+def _judged_share(scores: dict[str, float], judged: dict[str, int], k: int | None) -> float:
+    """Judged@k written out from ir_measures' JudgedEvaluator (any judgment counts, divided by
+    min(k, retrieved)), with trec_eval's order for equal scores."""
+    ranked = _ranked(scores)
+    top = ranked if k is None else ranked[:k]
+    return sum(d in judged for d in top) / len(top) if top else 0.0
+
+
+def test_judged_matches_its_definition(generated):
+    run, qrels = generated
+    names = ["Judged", "Judged@1", "Judged@3", "Judged@10"]
+    table = metrics.evaluate(run, qrels, names).to_dict("index")
+    for q, row in table.items():
+        for name in names:
+            k = int(name.split("@")[1]) if "@" in name else None
+            assert math.isclose(row[name], _judged_share(run.get(q, {}), qrels[q], k),
+                                abs_tol=TOL), (q, name)
+
+
+def test_judged_on_ir_measures_own_example():
+    """The example of ir_measures' tests/test_judged.py (no tied scores)."""
+    qrels = {"0": {"D0": 0, "D1": 1, "D2": 1, "D3": 2, "D4": 0},
+             "1": {"D0": 1, "D3": 2, "D5": 2}}
+    run = {"0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1},
+           "1": {"D1": 0.8, "D3": 0.7, "D4": 0.3, "D2": 0.4}}
+    table = metrics.evaluate(run, qrels, ["Judged", "Judged@1000", "Judged@10", "Judged@3",
+                                          "Judged@1"])
+    assert table.loc["0"].tolist() == [1.0, 1.0, 1.0, 1.0, 1.0]
+    assert table.loc["1"].tolist() == [0.25, 0.25, 0.25, pytest.approx(1 / 3), 0.0]
 
 
 def _with_rel(measure: str, rel: int) -> str:
@@ -125,6 +184,8 @@ VARIANTS = [
     "AP(norm=min_k_R)", "DCG@3", "DCG", "DCG(gain=exponential)@5", "IDCG@3",
     "IDCG(ideal=retrieved)@3", "nDCG(gain=exponential)@5", "nDCG(ideal=retrieved)@5",
     "nDCG(gain=exponential,ideal=retrieved)@10", "F1@3", "P(rel=3)@5", "RR(rel=2)@5",
+    "Bpref", "Bpref(rel=2)", "Judged", "Judged@3", "IPrec@0.25", "IPrec(rel=2)@0.5", "NumRet",
+    "NumRel", "NumRelRet(rel=3)", "NumQ",
 ]
 
 

@@ -210,10 +210,10 @@ def test_the_ap_switch_labels_say_who_uses_which():
     assert "N = R" in conventions["trec_eval"] and "trec_eval" in en["norm_R"]
     assert "map_cut" in conventions["trec_eval"] and "map_cut" in en["norm_R"]
     assert "RAG" in conventions["retrieved"] and "RAG" in en["norm_retrieved"]
-    assert "MS MARCO" in conventions["min_k_R"] and "MS MARCO" in en["norm_min_k_R"]
+    assert "ml_metrics" in conventions["min_k_R"] and "ml_metrics" in en["norm_min_k_R"]
     ar = load_content("mrr", "ar")["try_it"]["labels"]
     assert "trec_eval" in ar["norm_R"] and "RAG" in ar["norm_retrieved"]
-    assert "MS MARCO" in ar["norm_min_k_R"]
+    assert "ml_metrics" in ar["norm_min_k_R"]
 
 
 @settings(max_examples=150, deadline=None)
