@@ -5,7 +5,7 @@
   of each column in bold, superscript letters for the runs a run is significantly better than
   (as ranx), and a note saying what the letters mean: the test, alpha, the correction and over
   how many comparisons, the baseline, the queries. LaTeX uses booktabs (``\\toprule``,
-  ``\\midrule``, ``\\bottomrule``) and escapes ``\\ & % $ # _ { } ~ ^`` in names.
+  ``\\midrule``, ``\\bottomrule``) and escapes ``\\ & % $ # _ { } ~ ^ | < >`` in names.
 - ``counts_table(cmp)``: per run, the queries compared, missing, dropped and unjudged.
 - ``trec_eval_q(table)``: a per-query table (``metrics.evaluate``'s) as ``trec_eval -q`` prints
   it: ``measure <tab> query <tab> value``, every measure of the first query, then the next, then
@@ -98,7 +98,7 @@ def _cells(cmp: RunComparison, decimals: int) -> list[list[tuple[str, bool, str]
 
 # --- Markdown ------------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~])")   # what is markup inside a table cell
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>~$])")   # markup inside a cell ($: GitHub's math)
 
 
 def _md(text: str) -> str:
@@ -139,7 +139,8 @@ def counts_table(cmp: RunComparison) -> pd.DataFrame:
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
         "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-        "≤": r"$\leq$", "–": "--", "—": "---", "<": r"\textless{}", ">": r"\textgreater{}"}
+        "|": r"\textbar{}", "<": r"\textless{}", ">": r"\textgreater{}",
+        "≤": r"$\leq$", "–": "--", "—": "---"}
 _TEX_SPECIAL = re.compile("|".join(map(re.escape, _TEX)))
 
 
