@@ -22,17 +22,20 @@ Where a list has no spread (one document, or all scores equal) the denominator i
 document of that list gets 0 (ranx floors the denominator at 1e-9, which gives the same 0).
 
 Ranks and the result follow trec_eval's order: score descending, equal scores by document id
-descending (byte order of the UTF-8 ids). A document's contributions are added smallest first,
-so documents whose contributions are equal as multisets get bit-identical fused scores and
-their tie is broken by document id, never by floating-point rounding.
+descending (byte order of the UTF-8 ids). Contributions are rounded to a common binary grid
+(below 2^-52 of the largest possible sum) on which every sum is exact, so documents whose
+contributions are equal as multisets get bit-identical fused scores, whatever the order of
+addition, and their tie is broken by document id, never by floating-point rounding.
 
 The result is a run frame ``metrics.evaluate`` takes: ``query_id`` (category, ids sorted),
-``doc_id`` (str), ``score`` (float64), in rank order; ``attrs["fusion"]`` records the method
-and its parameters. Every document any run retrieved is kept (``depth`` cuts the inputs).
+``doc_id`` (str), ``score`` (float64), in rank order, one row per (query, document) (so
+``attrs["unique_pairs"]``, as ``read_run`` sets it); ``attrs["fusion"]`` records the method and
+its parameters. Every document any run retrieved is kept (``depth`` cuts the inputs).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -100,41 +103,87 @@ def _joint(columns: Sequence) -> tuple[list[np.ndarray], pa.Array]:
     return out, ids
 
 
-def _trec_order(query: np.ndarray, score: np.ndarray, doc: np.ndarray) -> np.ndarray:
-    """Rows by query, then score descending, then doc (sorted-id code) descending."""
-    return np.lexsort((-doc, -score, query))
+def _descending_codes(values: np.ndarray) -> tuple[np.ndarray, int]:
+    """Dense ranks of ``values``, largest first (0 = the largest), and how many there are."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return len(distinct) - 1 - inverse, len(distinct)
 
 
-def _ranks(query: np.ndarray) -> np.ndarray:
-    """1-based position of each row within its query, for rows grouped by query."""
+def _sort_rows(query: np.ndarray, score: np.ndarray, doc: np.ndarray, n_queries: int,
+               n_docs: int) -> np.ndarray:
+    """The permutation putting rows in trec_eval's order: by query, score descending, doc
+    (sorted-id code) descending. The three keys are packed into one int64 and sorted once
+    (numpy's lexsort is several times slower) when they fit in 63 bits."""
+    score_code, n_scores = _descending_codes(score)
+    if n_queries * n_scores * n_docs < 2 ** 63:
+        key = (query * n_scores + score_code) * n_docs + (n_docs - 1 - doc)
+        return np.argsort(key)
+    return np.lexsort((-doc, score_code, query))
+
+
+def _trec_order(query: np.ndarray, score: np.ndarray, doc: np.ndarray, n_queries: int,
+                n_docs: int) -> np.ndarray:
+    """As ``_sort_rows``; a run already written in rank order (each query's rows together,
+    scores not increasing: nearly every TREC file) only has its ties put in order."""
     n = len(query)
-    if not n:
-        return np.zeros(0, np.int64)
-    start = np.flatnonzero(np.append(True, query[1:] != query[:-1]))
+    if n < 2:
+        return np.arange(n)
+    same_query = query[1:] == query[:-1]
+    block_query = query[np.flatnonzero(np.append(True, ~same_query))]
+    if len(np.unique(block_query)) != len(block_query) or np.any(
+            (score[1:] > score[:-1]) & same_query):
+        return _sort_rows(query, score, doc, n_queries, n_docs)
+    order = np.arange(n)
+    tied = same_query & (score[1:] == score[:-1])
+    if tied.any():
+        in_tie = np.zeros(n, bool)
+        in_tie[1:] |= tied
+        in_tie[:-1] |= tied
+        rows = np.flatnonzero(in_tie)
+        group = np.cumsum(np.append(True, ~tied[rows[1:] - 1]))   # one number per tie
+        order[rows] = rows[np.argsort(group * n_docs + (n_docs - 1 - doc[rows]))]
+    return order
+
+
+def _blocks(query: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For rows grouped by query: where each block starts, and each row's 1-based rank."""
+    n = len(query)
+    start = np.flatnonzero(np.append(True, query[1:] != query[:-1])) if n else query[:0]
     first = np.repeat(start, np.diff(np.append(start, n)))
-    return np.arange(n) - first + 1
+    return start, np.arange(n) - first + 1
 
 
-def _normalise(query: np.ndarray, score: np.ndarray, norm: str, n_queries: int) -> np.ndarray:
+def _normalise(query: np.ndarray, score: np.ndarray, start: np.ndarray, norm: str) -> np.ndarray:
+    """Scores normalised per query, for rows in rank order (``start``: the blocks' first rows,
+    where each query's highest score is; its lowest is the row before the next block)."""
     if norm == "none":
         return score
-    count = np.bincount(query, minlength=n_queries).astype(np.float64)
+    sizes = np.diff(np.append(start, len(score)))
+    block = np.repeat(np.arange(len(start)), sizes)
     if norm == "z-score":
-        mean = np.bincount(query, weights=score, minlength=n_queries) / np.maximum(count, 1)
-        centred = score - mean[query]
-        sd = np.sqrt(np.bincount(query, weights=centred ** 2, minlength=n_queries)
-                     / np.maximum(count, 1))
-        return np.divide(centred, sd[query], out=np.zeros_like(score), where=sd[query] > 0)
-    low = np.full(n_queries, np.inf)
-    np.minimum.at(low, query, score)
-    shifted = score - low[query]
+        mean = np.bincount(block, weights=score) / sizes
+        centred = score - mean[block]
+        sd = np.sqrt(np.bincount(block, weights=centred ** 2) / sizes)[block]
+        return np.divide(centred, sd, out=np.zeros_like(score), where=sd > 0)
+    low = score[start + sizes - 1]
+    shifted = score - low[block]
     if norm == "min-max":
-        high = np.full(n_queries, -np.inf)
-        np.maximum.at(high, query, score)
-        bottom = (high - low)[query]
+        bottom = (score[start] - low)[block]
     else:  # sum
-        bottom = np.bincount(query, weights=shifted, minlength=n_queries)[query]
+        bottom = np.bincount(block, weights=shifted)[block]
     return np.divide(shifted, bottom, out=np.zeros_like(score), where=bottom > 0)
+
+
+def _on_common_grid(parts: np.ndarray, terms: int) -> np.ndarray:
+    """``parts`` rounded to multiples of one power of two, chosen so that any sum of ``terms``
+    of them is exact in float64: the sums then do not depend on the order of addition, and
+    documents with equal contributions tie exactly. The rounding is below 2^-52 of the
+    largest possible sum."""
+    largest = float(np.abs(parts).max()) * terms if len(parts) else 0.0
+    if largest == 0.0:
+        return parts
+    quantum = 2.0 ** (math.frexp(largest)[1] - 52)
+    return np.round(parts / quantum) * quantum
 
 
 def fuse(runs: Sequence | Mapping, *, method: str = "rrf", weights: Sequence[float] | None = None,
@@ -166,25 +215,26 @@ def fuse(runs: Sequence | Mapping, *, method: str = "rrf", weights: Sequence[flo
     columns = [_columns(r) for r in runs]
     query_codes, query_ids = _joint([c[0] for c in columns])
     doc_codes, doc_ids = _joint([c[1] for c in columns])
-    n_queries, n_docs = len(query_ids), max(len(doc_ids), 1)
+    n_queries, n_docs = max(len(query_ids), 1), max(len(doc_ids), 1)
     keys, parts = [], []
     for weight, (_, _, score), q, d in zip(w, columns, query_codes, doc_codes, strict=True):
-        order = _trec_order(q, score, d)
+        order = _trec_order(q, score, d, n_queries, n_docs)
         q, d, score = q[order], d[order], score[order]
-        rank = _ranks(q)
-        if depth is not None:
+        start, rank = _blocks(q)
+        if depth is not None and len(rank) and rank.max() > depth:
             kept = rank <= depth
             q, d, score, rank = q[kept], d[kept], score[kept], rank[kept]
+            start, _ = _blocks(q)
         if method == "rrf":
             part = weight / (k + rank)
         else:
-            part = weight * _normalise(q, score, norm, n_queries)
+            part = weight * _normalise(q, score, start, norm)
         keys.append(q * n_docs + d)
         parts.append(part)
     key = np.concatenate(keys)
-    part = np.concatenate(parts)
-    # Each document's contributions, smallest first: equal multisets, identical sums.
-    order = np.lexsort((part, key))
+    part = _on_common_grid(np.concatenate(parts), len(runs))
+    # Group each document's contributions: sort the (query, document) keys once.
+    order = np.argsort(key)
     key, part = key[order], part[order]
     start = np.flatnonzero(np.append(True, key[1:] != key[:-1])) if len(key) else key[:0]
     fused = np.add.reduceat(part, start) if len(key) else part
@@ -192,7 +242,14 @@ def fuse(runs: Sequence | Mapping, *, method: str = "rrf", weights: Sequence[flo
     if method == "combmnz":
         fused = fused * np.diff(np.append(start, len(part)))
     q, d = key // n_docs, key % n_docs
-    order = _trec_order(q, fused, d)
+    if n_queries < 2 ** 15:
+        # Reversed, the rows run by query and doc id descending; two stable sorts (score
+        # descending, then the query: a radix sort on int16) keep that order within ties.
+        order = np.argsort(-fused[::-1], kind="stable")
+        order = order[np.argsort(q[::-1][order].astype(np.int16), kind="stable")]
+        order = len(key) - 1 - order
+    else:
+        order = _sort_rows(q, fused, d, n_queries, n_docs)
     q, d, fused = q[order], d[order], fused[order]
     frame = pd.DataFrame({
         "query_id": pd.Categorical.from_codes(q, categories=pd.Index(query_ids, dtype=_STR),
@@ -200,6 +257,8 @@ def fuse(runs: Sequence | Mapping, *, method: str = "rrf", weights: Sequence[flo
         "doc_id": pd.array(doc_ids.take(pa.array(d)), dtype=_STR),
         "score": fused,
     })
+    # As read_run's frames: one row per (query, document), checked by construction here.
+    frame.attrs["unique_pairs"] = len(frame)
     frame.attrs["fusion"] = {"method": method, "weights": [float(x) for x in w],
                              "k": float(k) if method == "rrf" else None,
                              "norm": norm if method != "rrf" else None, "depth": depth}
