@@ -106,8 +106,10 @@ def _md(text: str) -> str:
 
 
 def markdown_table(cmp: RunComparison, *, decimals: int = DECIMALS,
-                   words: Mapping[str, str] | None = None, with_note: bool = True) -> str:
-    """The comparison as a Markdown (GitHub) table, the note under it."""
+                   words: Mapping[str, str] | None = None, with_note: bool = True,
+                   with_counts: bool = False) -> str:
+    """The comparison as a Markdown (GitHub) table, the note under it; ``with_counts`` adds
+    a second table: per run, the queries compared, missing, dropped and unjudged."""
     head = ["#", "Run", *map(_md, cmp.measures)]
     lines = ["| " + " | ".join(head) + " |",
              "|" + "|".join([":-", ":--", *["--:"] * len(cmp.measures)]) + "|"]
@@ -120,12 +122,19 @@ def markdown_table(cmp: RunComparison, *, decimals: int = DECIMALS,
     out = "\n".join(lines) + "\n"
     if with_note:
         out += "\n" + _md_note(note(cmp, words)) + "\n"
+    if with_counts:
+        counts = counts_table(cmp)
+        out += "\n| # | Run | " + " | ".join(counts.columns[1:]) + " |\n"
+        out += "|:-|:--|" + "--:|" * (len(counts.columns) - 1) + "\n"
+        for run, row in counts.iterrows():
+            out += "| " + " | ".join([row["#"], _md(run), *(f"{int(v):,}" for v in
+                                                           row.iloc[1:])]) + " |\n"
     return out
 
 
 def _md_note(text: str) -> str:
     # the note is prose: only what would turn into markup is escaped
-    return re.sub(r"([\\`*_<>|\[\]])", r"\\\1", text)
+    return re.sub(r"([\\`*_<>|\[\]$])", r"\\\1", text)
 
 
 def counts_table(cmp: RunComparison) -> pd.DataFrame:

@@ -194,3 +194,21 @@ def test_bad_arguments():
     assert err.value.key == "fusion_runs"
     with pytest.raises(MetricError):
         fuse([A, {"q1": {"d": float("nan")}}])
+
+
+def test_same_result_whether_a_run_comes_in_rank_order_or_shuffled():
+    # Written in rank order with ties in file order (not trec_eval's), then shuffled: the
+    # in-order path only reorders the ties, the other sorts everything; both must agree.
+    rng = np.random.default_rng(5)
+    rows = []
+    for q in range(30):
+        scores = np.sort(np.round(rng.random(40), 1))[::-1]
+        docs = rng.choice(200, size=40, replace=False)
+        rows += [(f"q{q}", f"d{d}", s) for d, s in zip(docs, scores, strict=True)]
+    ranked = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    other = ranked.sample(frac=1, random_state=1).assign(score=lambda f: f["score"] * 2 + 1)
+    for method in ("rrf", "combmnz"):
+        in_order = fuse([ranked, other], method=method)
+        shuffled = fuse([ranked.sample(frac=1, random_state=2), other], method=method)
+        pd.testing.assert_frame_equal(in_order, shuffled, check_exact=True)
+    assert len(fuse([ranked.iloc[:0], ranked.iloc[:0]])) == 0

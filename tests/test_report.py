@@ -124,6 +124,11 @@ def test_counts_table():
     counts = report.counts_table(_comparison())
     assert list(counts.columns) == ["#", "queries", "missing", "dropped", "unjudged"]
     assert counts["queries"].tolist() == [20, 20, 20]
+    text = report.markdown_table(_comparison(), with_note=False, with_counts=True)
+    assert text.splitlines()[-5:] == [
+        "| # | Run | queries | missing | dropped | unjudged |", "|:-|:--|--:|--:|--:|--:|",
+        "| a | bm25 | 20 | 0 | 0 | 0 |", "| b | dense\\_v2 50% & more | 20 | 0 | 0 | 0 |",
+        "| c | hy\\|brid #1 \\$x\\$ {a} | 20 | 0 | 0 | 0 |"]
 
 
 # --- trec_eval -q ---------------------------------------------------------------------------------
