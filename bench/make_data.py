@@ -2,6 +2,7 @@
 
     python bench/make_data.py            # 7,000 queries x 1,000 docs (~250 MB run)
     python bench/make_data.py --small    # 500 queries x 1,000 docs
+    python bench/make_data.py --variants # also four re-scored runs (bench_compare.py)
 
 Files are cached in bench/data/ (gitignored) and only rebuilt when missing.
 
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -109,13 +111,67 @@ def make(n_queries: int = 7000, n_docs: int = 1000, force: bool = False) -> tupl
     return run_path, qrels_path
 
 
+# The other systems of bench_compare.py: the same documents, re-scored. (tag, score noise sd,
+# boost of judged-relevant documents): one better than bm25, three worse by degrees.
+VARIANTS = (("rel_boost", 0.05, 0.15), ("noise_small", 0.05, 0.0), ("noise_large", 0.3, 0.0),
+            ("noise_boost", 0.3, 0.3))
+
+
+def variant_paths(n_queries: int, n_docs: int) -> list[Path]:
+    stem = f"{n_queries}x{n_docs}"
+    return [DATA / f"run_{stem}_{tag}.trec" for tag, _, _ in VARIANTS]
+
+
+def make_variants(n_queries: int = 7000, n_docs: int = 1000, force: bool = False) -> list[Path]:
+    """Four more runs of the same size, written once like the base run: each query's 1,000
+    documents re-scored as score + noise (+ a boost when judged relevant), rounded to 3
+    decimals, written in rank order with the variant's name as the run tag."""
+    out = variant_paths(n_queries, n_docs)
+    if all(p.exists() for p in out) and not force:
+        return out
+    run_path, qrels_path = make(n_queries, n_docs)
+    opts = pacsv.ReadOptions(column_names=["qid", "q0", "docno", "rank", "score", "tag"])
+    parse = pacsv.ParseOptions(delimiter=" ")
+    run = pacsv.read_csv(run_path, read_options=opts, parse_options=parse,
+                         convert_options=pacsv.ConvertOptions(
+                             column_types={"qid": pa.string(), "docno": pa.string()}))
+    qrels = pacsv.read_csv(qrels_path, read_options=pacsv.ReadOptions(
+        column_names=["qid", "iter", "docno", "grade"]), parse_options=parse,
+        convert_options=pacsv.ConvertOptions(column_types={"qid": pa.string(),
+                                                           "docno": pa.string()}))
+    relevant = qrels.filter(pc.greater(qrels["grade"], 0))
+    keys = pc.binary_join_element_wise(run["qid"], run["docno"], "\t")
+    rel_keys = pc.binary_join_element_wise(relevant["qid"], relevant["docno"], "\t")
+    is_rel = pc.is_in(keys, value_set=rel_keys).to_numpy(zero_copy_only=False)
+    qid_codes = pc.dictionary_encode(run["qid"]).combine_chunks().indices.to_numpy()
+    base = run["score"].to_numpy()
+    for i, ((tag, noise, boost), path) in enumerate(zip(VARIANTS, out, strict=True)):
+        rng = np.random.default_rng(SEED + 1 + i)
+        scores = np.round(base + rng.normal(0.0, noise, len(base)) + boost * is_rel, 3)
+        order = np.lexsort((-scores, qid_codes))   # queries stay in file order (codes)
+        ranks = np.tile(np.arange(1, n_docs + 1, dtype=np.int64), n_queries)
+        table = pa.table({
+            "qid": run["qid"].take(order), "q0": run["q0"].take(order),
+            "docno": run["docno"].take(order), "rank": pa.array(ranks),
+            "score": pa.array(scores[order]),
+            "tag": pa.array(np.full(len(scores), tag)),
+        })
+        _write(table, path)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--small", action="store_true", help="500 queries instead of 7,000")
     ap.add_argument("--force", action="store_true", help="rebuild even if cached")
+    ap.add_argument("--variants", action="store_true",
+                    help="also the four re-scored runs bench_compare.py compares")
     args = ap.parse_args()
     n_q = 500 if args.small else 7000
-    for p in make(n_q, 1000, force=args.force):
+    paths = list(make(n_q, 1000, force=args.force))
+    if args.variants:
+        paths += make_variants(n_q, 1000, force=args.force)
+    for p in paths:
         print(p, f"{p.stat().st_size / 1e6:.1f} MB")
 
 

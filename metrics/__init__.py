@@ -16,6 +16,10 @@ Many queries, from files or from Python::
     metrics.pr_curve(run, qrels).mean           # the 11-point recall-precision curve
     metrics.compare(run_a, run_b, qrels, "AP")  # per-query deltas and significance
 
+Many runs: ``compare_runs`` (means, paired tests, Holm, markers; the tests themselves in
+``metrics.significance``), ``fuse`` (RRF, CombSUM, CombMNZ), and ``metrics.report`` to write
+the table as Markdown, LaTeX or CSV and a per-query table as ``trec_eval -q`` output.
+
 Measure names: Mizan's (``P@5``, ``nDCG(gain=exponential)@10``), ir_measures' (``AP@10``,
 ``RR@10``, ``Success@5``, ``Judged@10``, ``IPrec@0.5``) and trec_eval's (``map``, ``P_5``,
 ``ndcg_cut_10``, ``recip_rank``, ``iprec_at_recall_0.50``), all parsed by ``registry.parse``
@@ -24,9 +28,10 @@ from ``measures.toml``. ``read_run``/``read_qrels`` (``metrics.io``) load pyarro
 
 from metrics import _dependencies  # noqa: F401  (first: it loads pandas, see there)
 from metrics.binary import f1, hit_rate, judged, precision, r_precision, recall
-from metrics.compare import Comparison, compare
+from metrics.compare import Comparison, RunComparison, compare, compare_runs
 from metrics.errors import FormatError, MetricError
 from metrics.evaluate import evaluate
+from metrics.fusion import fuse
 from metrics.graded import dcg, discount, gain_of, idcg, ndcg
 from metrics.rank import average_precision, bpref, interpolated_precision, reciprocal_rank
 from metrics.registry import REGISTRY, Measure, MeasureSpec, parse
@@ -34,10 +39,11 @@ from metrics.summary import ELEVEN_POINTS, PRCurve, Summary, pr_curve, summarize
 
 __all__ = [
     "ELEVEN_POINTS", "REGISTRY", "Comparison", "FormatError", "Measure", "MeasureSpec",
-    "MetricError", "PRCurve", "Summary", "average_precision", "bpref", "compare", "dcg",
-    "discount", "evaluate", "f1", "gain_of", "hit_rate", "idcg", "interpolated_precision",
-    "judged", "ndcg", "parse", "pr_curve", "precision", "r_precision", "read_qrels", "read_run",
-    "recall", "reciprocal_rank", "summarize",
+    "MetricError", "PRCurve", "RunComparison", "Summary", "average_precision", "bpref",
+    "compare", "compare_runs", "dcg", "discount", "evaluate", "f1", "fuse", "gain_of",
+    "hit_rate", "idcg", "interpolated_precision", "judged", "ndcg", "parse", "pr_curve",
+    "precision", "r_precision", "read_qrels", "read_run", "recall", "reciprocal_rank",
+    "summarize",
 ]
 
 _READERS = ("read_run", "read_qrels")

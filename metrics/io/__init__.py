@@ -2,6 +2,7 @@
 
     read_run(source, *, max_bytes=None)   -> DataFrame (query_id, doc_id, score)
     read_qrels(source, *, max_bytes=None) -> DataFrame (query_id, doc_id, grade)
+    read_text(source, *, max_bytes=None)  -> str (any UTF-8 text, refused as a run is refused)
 
 ``source``: a path (``str`` or ``os.PathLike``), ``bytes``/``bytearray``/``memoryview``, or a
 binary or text file-like object (Streamlit's ``UploadedFile`` is a ``BytesIO``). A ``str`` that
@@ -66,10 +67,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from metrics.io.common import ALIASES, DEFAULT_MAX_BYTES
+from metrics.errors import FormatError
+from metrics.io.common import ALIASES, DEFAULT_MAX_BYTES, WS
 from metrics.io.dispatch import read
+from metrics.io.lines import raise_utf8
+from metrics.io.sniff import check_encoding
+from metrics.io.source import Source
 
-__all__ = ["ALIASES", "DEFAULT_MAX_BYTES", "read_qrels", "read_run"]
+__all__ = ["ALIASES", "DEFAULT_MAX_BYTES", "read_qrels", "read_run", "read_text"]
 
 
 def read_run(source, *, max_bytes: int | None = None) -> pd.DataFrame:
@@ -86,3 +91,16 @@ def read_qrels(source, *, max_bytes: int | None = None) -> pd.DataFrame:
     ``source``: a path, bytes, or a file-like object (see ``metrics.io``); ``max_bytes``: no
     limit unless given. Raises ``FormatError`` listing every problem found."""
     return read(source, "qrels", max_bytes)
+
+
+def read_text(source, *, max_bytes: int | None = None) -> str:
+    """Any UTF-8 text file (BOM dropped, line ends kept), refused as the readers refuse a run:
+    ``too_large``, ``unreadable_file``, ``binary_file``, ``utf16``, ``not_utf8`` (with its
+    line), ``empty_file``. Used for uploaded corpora (``retrieval.upload``)."""
+    src = Source(source, max_bytes)
+    check_encoding(src)
+    body = src.body()
+    raise_utf8(body)
+    if not body.strip(WS):
+        raise FormatError("empty_file")
+    return body.decode("utf-8")
