@@ -101,7 +101,8 @@ def _verdict(case: logic.Case, picked: str) -> None:
     n = logic.case_numbers(case)
     layout.metric_row([
         (fill(labels["recall"], {"k": n.k}), fmt_num(n.recall, 2), f"{n.hits} / {n.R}"),
-        (labels["rr"], fmt_num(n.rr, 2), f"1 / {n.first_rank}" if n.first_rank else "0"),
+        (fill(labels["rr"], {"k": n.k}), fmt_num(n.rr, 2),
+         f"1 / {n.first_rank}" if n.first_rank else "0"),
         (labels["faithfulness"], fmt_num(n.faithfulness, 2), f"{n.supported} / {n.sentences}"),
     ])
     layout.markdown(f"**{labels['reason']}:** {case.reason.strip()}")
