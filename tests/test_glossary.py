@@ -115,7 +115,7 @@ def test_first_use_is_glossed_on_every_page(lang: str):
         uses = concept.get(f"{lang}_uses")
         if not gloss or not uses:
             continue
-        for page, texts in _page_texts(lang).items():
+        for texts in _page_texts(lang).values():
             first = next(((w, t) for w, t in texts if re.search(uses, t)), None)
             if first and gloss not in first[1]:
                 missing.append(f"{first[0]}: the first use of {name} needs «{gloss}»")

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -94,8 +93,8 @@ def _forms_after_a_number(lang: str) -> dict[str, str]:
 
 def test_every_counted_noun_is_in_the_table():
     unknown = [f"{where}: {m.group(1)}" for where, text in TEXTS
-               for m in COUNTED.finditer(text) if m.group(1) not in plural.forms()["ar"]
-               and m.group(1) not in plural.forms()["en"]
+               for m in COUNTED.finditer(text) if (m.group(1) not in plural.forms()["ar"]
+               and m.group(1) not in plural.forms()["en"])
                or (m.group(2) and m.group(2) not in plural.CASES)]
     assert unknown == []
 

@@ -62,7 +62,7 @@ STRINGS_DIR = Path(__file__).resolve().with_name("strings")
 LANG_STATE = "_mz_lang"
 DIGITS_STATE = "_mz_digits"
 
-# {{name}}, or {{name|noun}} / {{name|noun|case}}: the number and its noun in agreement (text.plural).
+# {{name}}; or {{name|noun}} / {{name|noun|case}}: a number and its noun in agreement (text.plural)
 _PLACEHOLDER = re.compile(
     r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*([^{}|]+?)\s*(?:\|\s*([^{}|]+?)\s*)?)?\}\}")
 

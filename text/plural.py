@@ -27,7 +27,8 @@ __all__ = ["CASES", "CATEGORIES", "FORMS_PATH", "category", "counted", "forms", 
 
 FORMS_PATH = Path(__file__).resolve().with_name("plurals.toml")
 CATEGORIES: tuple[str, ...] = ("zero", "one", "two", "few", "many", "other")
-CASES: tuple[str, ...] = ("مرفوع", "منصوب", "مجرور")   # nominative (the default), accusative, genitive
+# nominative (the default), accusative, genitive
+CASES: tuple[str, ...] = ("مرفوع", "منصوب", "مجرور")
 
 
 @lru_cache(maxsize=4)
