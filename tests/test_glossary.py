@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from runtime import catalog
 from tests.content_files import ROOT, arabic_texts, english_texts
 
 GLOSSARY = ROOT / "text" / "glossary.toml"
@@ -51,6 +52,15 @@ def english_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z]){re.escape(phrase)}(?![A-Za-z])", re.IGNORECASE)
 
 
+# Banned variants still in a file another helper is rewriting, by concept: each entry says whose
+# and why, and a test fails once it is no longer needed (then delete it).
+PENDING: dict[str, tuple[str, str]] = {
+    "unseen_material": ("lessons/faithfulness/",
+                        "lesson 4's references to the text it was written from: the faithfulness "
+                        "helper rewrites those sentences (issue #14 for lesson 4)"),
+}
+
+
 @lru_cache(maxsize=1)
 def _banned() -> list[tuple[str, str, re.Pattern[str]]]:
     """(concept, lang, pattern) for every banned variant."""
@@ -62,13 +72,16 @@ def _banned() -> list[tuple[str, str, re.Pattern[str]]]:
     return out
 
 
-def _found(lang: str) -> list[str]:
+def _found(lang: str, *, pending: bool = False) -> list[str]:
+    """Banned variants in every text of ``lang``: outside the pending files, or (``pending``)
+    only inside them."""
     texts = arabic_texts() if lang == "ar" else english_texts()
     found = []
     for where, text in texts:
         plain = _bare(text) if lang == "ar" else text
         for name, pattern_lang, pattern in _banned():
-            if pattern_lang == lang and (m := pattern.search(plain)):
+            waived = name in PENDING and where.startswith(PENDING[name][0])
+            if pattern_lang == lang and waived == pending and (m := pattern.search(plain)):
                 found.append(f"{where}: «{m.group(0)}» ({name}: write "
                              f"«{_concepts()[name][lang]}»)")
     return found
@@ -96,13 +109,21 @@ def test_no_banned_variant_in_any_content_file(lang: str):
     assert _found(lang) == []
 
 
+def test_every_pending_waiver_is_still_needed():
+    assert _found("ar", pending=True) + _found("en", pending=True), (
+        "no pending variant is left: delete the PENDING entries")
+
+
 def _page_texts(lang: str) -> dict[str, list[tuple[str, str]]]:
-    """Each lesson page's texts, in the order of its content file."""
+    """Each numbered lesson's texts, in the order of its content file; its title is a name, not
+    a use (the first use glossed is in the lesson's prose)."""
     texts = arabic_texts() if lang == "ar" else english_texts()
     pages: dict[str, list[tuple[str, str]]] = {}
     for where, text in texts:
-        path = where.split(":", 1)[0]
-        if path.startswith("lessons/") and Path(path).name.startswith("content."):
+        path, key = where.split(":", 1)
+        if (path.startswith("lessons/") and Path(path).name.startswith("content.")
+                and catalog.number_of(Path(path).parent.name) is not None
+                and key not in ("title", "nav_title")):
             pages.setdefault(path, []).append((where, text))
     return pages
 

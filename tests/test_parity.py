@@ -19,8 +19,18 @@ from text.bidi import to_arabic_digits
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _TO_WESTERN = str.maketrans("٠١٢٣٤٥٦٧٨٩٫٬", "0123456789.,")
 
-# (where, number, the side that has it): why the other side writes it differently.
+# (where, number): why one side writes it differently (or not at all).
 EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("text/strings/ar.toml:streamlit_ui.upload_hint", "200"):
+        "the a11y helper's UI strings: the English keeps Streamlit's \"Limit 200MB per file\", "
+        "the Arabic redraw leaves the limit out (to be fixed there)",
+}
+# Files another helper is rewriting, with the reason; a test fails once one has no difference
+# left (then delete it).
+PENDING: dict[str, str] = {
+    "lessons/faithfulness/": "lesson 4's parity is the faithfulness helper's part of issue #14 "
+                             "(its Arabic worked example writes 21 and 100 in words, and its "
+                             "edit notes count sentences in words)",
 }
 
 
@@ -33,9 +43,12 @@ def test_numbers_reads_both_digit_styles():
     assert numbers(to_arabic_digits("0.25")) == {"0.25"}
 
 
-def _differences() -> list[str]:
+def _differences(*, pending: bool = False) -> list[str]:
+    """Numbers in one language only: outside the pending files, or (``pending``) inside them."""
     out = []
     for where, ar, en in twins():
+        if any(where.startswith(path) for path in PENDING) != pending:
+            continue
         only_ar, only_en = numbers(ar) - numbers(en), numbers(en) - numbers(ar)
         for number in sorted(only_ar):
             if (where, number) not in EXCEPTIONS:
@@ -48,6 +61,12 @@ def _differences() -> list[str]:
 
 def test_every_number_is_in_both_languages():
     assert _differences() == []
+
+
+@pytest.mark.parametrize("path", sorted(PENDING))
+def test_every_pending_file_still_differs(path: str):
+    assert any(d.startswith(path) for d in _differences(pending=True)), (
+        f"{path} has no difference left: delete its PENDING entry")
 
 
 @pytest.mark.parametrize(("key", "reason"), sorted(EXCEPTIONS.items()))

@@ -293,10 +293,7 @@ def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | 
             raise KeyError(f"no value for placeholder {{{{{name}}}}}")
         value = values[name]
         if match.group(2):  # a counted noun: the number and the noun's form for it
-            if not _is_number(value):
-                raise TypeError(f"{{{{{name}|…}}}} counts a noun: it needs a number, not {value!r}")
-            return plural.counted(value, match.group(2), match.group(3),
-                                  number=fmt_num(value, digits="latn"))
+            return _counted(name, value, match.group(2), match.group(3))
         if isinstance(value, Markup):
             return str(value)
         if _is_number(value):
@@ -306,6 +303,19 @@ def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | 
         return f"{bidi.FSI}{bidi.escape_markdown(value)}{bidi.PDI}"
 
     return _PLACEHOLDER.sub(one, text)
+
+
+_FORMATTED_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
+
+
+def _counted(name: str, value: Any, noun: str, case: str | None) -> str:
+    """``{{name|noun}}``: a number, or a number already formatted as text (``Markup("12,345")``,
+    shown as it is), with the noun in the form its plural category asks for."""
+    if _is_number(value):
+        return plural.counted(value, noun, case, number=fmt_num(value, digits="latn"))
+    if isinstance(value, str) and _FORMATTED_NUMBER.fullmatch(value.strip()):
+        return plural.counted(int(value.replace(",", "")), noun, case, number=value.strip())
+    raise TypeError(f"{{{{{name}|…}}}} counts a noun: it needs a number, not {value!r}")
 
 
 def placeholders(text: str) -> set[str]:

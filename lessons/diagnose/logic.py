@@ -301,7 +301,7 @@ def check_support(sc: Scenario, picked: Sequence[frozenset[int]]
             for q, chosen in zip(sc.questions, picked, strict=True)]
 
 
-# --- the worked example: lesson 3's five questions and its vector system ---------------------------
+# --- the worked example: lesson 3's five questions and its vector system -------------------------
 
 SEED_GOLDEN = {q: dict.fromkeys(g, 1) for q, g in zip(scenarios.MRR.questions,
                                                       scenarios.MRR.golden, strict=True)}

@@ -104,8 +104,8 @@ def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
     """A Vega-Lite spec (a plain dict: cheaper per rerun than building it with Altair).
 
     Bars: the weight RR would give each rank (1/rank); the bar of the first relevant document in
-    the top k is the one RR@k actually scores. Shading: the ranks inside the top k, which every other metric
-    counts. Axes stay left-to-right in both languages."""
+    the top k is the one RR@k actually scores. Shading: the ranks inside the top k, which every
+    other metric counts. Axes stay left-to-right in both languages."""
     rows = position_rows(s)
     for row in rows:
         row["zone"] = labels["counted"] if row["in_top_k"] else labels["not_counted"]
