@@ -23,6 +23,7 @@ from text.i18n import (
     load_content,
 )
 from ui import layout, tables
+from ui.code_path import code_path
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -221,6 +222,7 @@ layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
 with layout.section(c, "try_it"):
     sorter()
+code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
     exercise()
