@@ -24,6 +24,10 @@ FENCE = re.compile(r"```.*?```", re.S)
 OPERATORS = "=÷×≈≤≥+−"
 # an operator outside every isolate, next to one (bold marks and spaces may sit between)
 LOOSE = re.compile(rf"{PDI}[ *_]*[{OPERATORS}]|[{OPERATORS}][ *_]*{LRI}")
+# prose punctuation swallowed into a run: "RR@k**: 1" would read "1 :RR@k" right to left
+ISOLATE = re.compile(rf"{LRI}([^{PDI}]*){PDI}")
+SWALLOWED = re.compile(r"[:;،]\s|\*\*\s*[:;،.]")
+CODE = re.compile(r"`[^`]*`")
 
 # Texts another helper owns and rewrites: where, and why it is waived. A test fails once a
 # waiver no longer matches anything (then delete it).
@@ -44,8 +48,10 @@ PENDING: dict[str, str] = {
 def loose(text: str) -> list[str]:
     """Each place in ``text`` where an operator sits outside the isolated runs, next to one."""
     shown = isolate_latin(FENCE.sub("", PLACEHOLDER.sub("7", text)))
+    found = [m for m in LOOSE.finditer(shown)]
+    found += [m for m in ISOLATE.finditer(shown) if SWALLOWED.search(CODE.sub("", m.group(1)))]
     return [shown[max(0, m.start() - 25):m.end() + 25].replace(LRI, "[").replace(PDI, "]")
-            for m in LOOSE.finditer(shown)]
+            for m in found]
 
 
 @pytest.mark.parametrize(("text", "broken"), [
@@ -57,6 +63,8 @@ def loose(text: str) -> list[str]:
     ("فالأمانة {{a}}/{{b}} = {{c}}.", False),
     ("والأمانة نسبة الجمل المدعومة إلى جمل الإجابة كلها.", False),
     ("الكسب = الدرجة", False),                          # no run: an Arabic sentence
+    ("**مقلوب المرتبة RR@k**: 1 مقسومًا على المرتبة", False),  # the colon ends the run
+    ("القيم `{q: {d: 1}}` في الملف", False),            # code keeps its own colons
 ])
 def test_loose_finds_a_broken_formula(text: str, broken: bool):
     assert bool(loose(text)) == broken
