@@ -73,15 +73,18 @@ def test_step3_faithfulness():
     sc = scenario()
     table = logic.faithfulness_table(sc)
     assert [(r.question, r.supported, r.sentences) for r in table.rows] == [
-        ("q1", 2, 2), ("q2", 2, 2), ("q3", 2, 3), ("q4", 0, 1), ("q5", 1, 2)]
-    assert [round(r.faithfulness, 2) for r in table.rows] == [1.0, 1.0, 0.67, 0.0, 0.5]
-    # the numbers the page's text and the myths quote
-    assert (round(table.mean_all, 2), round(table.mean_retrieved, 2)) == (0.63, 0.83)
+        ("q1", 2, 2), ("q2", 1, 2), ("q3", 2, 3), ("q4", 0, 1), ("q5", 1, 2)]
+    # q2's conclusion "so you can work from home every day" is contradicted by d3 (retrieved too)
+    assert [round(r.faithfulness, 2) for r in table.rows] == [1.0, 0.5, 0.67, 0.0, 0.5]
+    # the numbers the page's text and the myths quote: all, retrieval worked, retrieval failed
+    assert (round(table.mean_all, 2), round(table.mean_retrieved, 2)) == (0.53, 0.67)
+    failed = [r.faithfulness for r in table.rows if not r.retrieval_ok]
+    assert round(sum(failed) / len(failed), 2) == 0.33
     key = [q.supported for q in sc.questions]
     assert all(not wrong for _, wrong in logic.check_support(sc, key))
     picked = list(key)
     picked[3] = frozenset({1})                 # q4's lucky sentence marked as supported
-    picked[1] = frozenset({1})                 # q2's second sentence left out
+    picked[1] = frozenset({1, 2})              # q2's contradicted conclusion marked supported
     wrong = dict(logic.check_support(sc, picked))
     assert wrong["q4"] == (1,) and wrong["q2"] == (2,)
 

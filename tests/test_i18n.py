@@ -241,6 +241,9 @@ def _shown(text: str) -> str:
         ("```\nx = 1\n```", "```\nx = 1\n```"),  # fenced code untouched
         ("| 1 | `d7` | لا |", "| [1] | [`d7`] | لا |"),
         ("2 × 1/3 ÷ (5/6)", "[2 × 1/3 ÷ (5/6)]"),
+        # a colon-space is prose: a label and the value after it stay two runs
+        ("**الاسم RR@k**: 1 مقسومًا", "**الاسم [RR@k]**: [1] مقسومًا"),
+        ("الساعة 12:30", "الساعة [12:30]"),
     ],
 )
 def test_isolate_latin(source: str, expected: str):

@@ -104,8 +104,8 @@ def test_a_good_paste_replaces_and_counts_are_shown():
     at = with_example()
     paste(at, "a", "q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 2.0 x\nq9 Q0 d1 1 1.0 x\n")
     alerts = alert_text(at)
-    assert "1 queries of A (pasted) have no judgments" in alerts
-    assert "4 judged queries are missing from A (pasted); they are counted as 0" in alerts
+    assert "A (pasted): 1 query without judgments, ignored" in alerts
+    assert "A (pasted): 4 queries of the judgments missing, counted as 0" in alerts
     assert "equal scores" in alerts
     at.radio(key="lab-missing").set_value("skip").run()
     # q1 only (the missing ones left out); d1 and d2 tie, and trec_eval puts d2 first: RR 1/2

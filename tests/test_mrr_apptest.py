@@ -74,7 +74,7 @@ def test_an_edited_ranking_changes_the_table_and_the_regression_callout():
     at.run()
     page = page_text(at)
     assert "| q5 | 1.00 | 1.00 | 0.00 | = same |" in page
-    assert "No question got worse with hybrid on RR" in callout(at)
+    assert "No question got worse with hybrid on RR@3" in callout(at)
     assert "hybrid is better on 2, the same on 3 and worse on 0" in callout(at)
     assert "| `hybrid` | **1.00** | **1.00** | **1.00** |" in page
 
@@ -83,10 +83,11 @@ def test_question_picker_golden_set_and_returned_documents():
     at = run({"lang": "en"})
     widget(at, "button_group", "mrr.q.").set_value("q4").run()
     assert at.query_params["q"] == "q4"
-    # add d2 to vector's q4 documents: it joins at rank 4, RR 0.25, recall@3 still 0
+    # add d2 to vector's q4 documents: it joins at rank 4, outside the top 3: RR@3 and
+    # recall@3 still 0
     widget(at, "multiselect", "mrr.v3.").set_value(["d3", "d1", "d8", "d2"]).run()
     assert at.query_params["v"].split(".")[3] == "d3-d1-d8-d2"
-    assert "| q4 | 0.25 | 1.00 | +0.75 |" in page_text(at)
+    assert "| q4 | 0.00 | 1.00 | +1.00 |" in page_text(at)
     # make d1 relevant too for q4: golden {d1, d2}
     widget(at, "button_group", "mrr.g3.").set_value(["d1", "d2"]).run()
     assert at.query_params["g"].split(".")[3] == "d1-d2"

@@ -57,10 +57,10 @@ def test_worked_values():
 def test_means_agree_with_metrics_evaluate_on_the_seed():
     for system in logic.SYSTEMS:
         table = metrics.evaluate(logic.run_of(SEED.run(system)), logic.qrels_of(SEED.golden),
-                                 ["R@3", "RR", "AP@3"]).mean()
+                                 ["R@3", "RR@3", "AP@3"]).mean()
         m = logic.means(SEED)[system]
         assert (r(m["recall"]), r(m["rr"]), r(m["ap"])) == (
-            r(table["R@3"]), r(table["RR"]), r(table["AP@3"]))
+            r(table["R@3"]), r(table["RR@3"]), r(table["AP@3"]))
 
 
 ranking = st.lists(st.sampled_from(logic.POOL), min_size=1, max_size=6, unique=True)
@@ -158,9 +158,12 @@ def test_the_lessons_suggestions_behave_as_the_text_says():
     assert not logic.comparison(recall).regressions
     added = with_run(SEED, "vector", "q4", "d3 d1 d8 d2")                    # 5.
     row = logic.question_rows(added)[3]
-    assert (row.values["vector", "rr"], row.values["vector", "recall"]) == (0.25, 0)
+    # RR@3: d2 at rank 4 is outside the top 3 (uncut RR would say 0.25)
+    assert (row.values["vector", "rr"], row.values["vector", "recall"]) == (0, 0)
+    assert metrics.reciprocal_rank(["d3", "d1", "d8", "d2"], {"d2"}) == 0.25
     moved = with_run(SEED, "vector", "q4", "d3 d2 d1 d8")
-    assert logic.question_rows(moved)[3].values["vector", "recall"] == 1.0
+    assert (logic.question_rows(moved)[3].values["vector", "recall"],
+            logic.question_rows(moved)[3].values["vector", "rr"]) == (1.0, 0.5)
 
 
 def test_the_myths_numbers():

@@ -98,7 +98,7 @@ def test_mixed_quiz_wrong_then_right_is_recorded():
     answer = progress(at).quiz[item["id"]]
     assert (answer.right, answer.tries, answer.first_right, answer.answer) == (
         True, 2, False, str(right))
-    assert "Right: 1 of the 1 questions" in text(at)
+    assert "You have answered 1 question, 1 of them right" in text(at)
 
 
 def test_mixed_quiz_numeric_item_is_recorded_once_per_answer():

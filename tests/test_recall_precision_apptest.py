@@ -31,7 +31,7 @@ def test_opens_on_the_seed_example(lang):
     page = text(at)
     for formula in ("recall@3 = 1 / 2 = 0.50", "precision@3 = 1 / 3 = 0.33",
                     "HitRate@3 = [1 > 0] = 1.00", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
-                    "RR = 1 / 2 = 0.50"):
+                    "RR@3 = 1 / 2 = 0.50"):
         assert formula in page
     content = load_content("recall_precision", lang)
     for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
@@ -52,17 +52,17 @@ def test_k_slider_updates_every_metric_and_the_url():
 def test_relevant_first_and_reset_buttons():
     at = run()
     at.button(key="rp-ideal").click().run()
-    assert "RR = 1 / 1 = 1.00" in text(at) and "recall@3 = 2 / 2 = 1.00" in text(at)
+    assert "RR@3 = 1 / 1 = 1.00" in text(at) and "recall@3 = 2 / 2 = 1.00" in text(at)
     assert at.query_params["r"] == "d2.1-d4.1-d7.0-d9.0-d1.0"
     at.button(key="rp-reset").click().run()
-    assert "RR = 1 / 2 = 0.50" in text(at)
+    assert "RR@3 = 1 / 2 = 0.50" in text(at)
 
 
 def test_a_shared_link_reopens_that_state():
     at = run({"r": "d4.1-d7.0-d2.1-d9.0-d1.0", "k": "1", "x": "d8.1", "lang": "en"})
     page = text(at)
     assert "recall@1 = 1 / 3 = 0.33" in page       # d8 is relevant but was never retrieved
-    assert "RR = 1 / 1 = 1.00" in page
+    assert "RR@1 = 1 / 1 = 1.00" in page
 
 
 @pytest.mark.parametrize("params", [

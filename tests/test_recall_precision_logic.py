@@ -38,8 +38,9 @@ def test_the_lessons_suggestions_behave_as_the_text_says():
     top = logic.Scenario(order=("d4", "d7", "d2", "d9", "d1"))
     assert values(top)["rr"] == 1.0 and values(top)["recall"] == 1.0
     assert values(top)["precision"] == 0.6667 and values(top)["f1"] == 0.8
+    # RR@1: the first relevant document, d2, is at rank 2, outside the top 1 the model reads
     assert values(logic.Scenario(k=1)) == {"recall": 0, "precision": 0, "hit_rate": 0, "f1": 0,
-                                            "rr": 0.5}
+                                            "rr": 0}
     recall_by_k = [values(logic.Scenario(k=k))["recall"] for k in range(1, 6)]
     assert recall_by_k == [0, 0.5, 0.5, 1.0, 1.0]
     nothing = logic.Scenario(relevant=frozenset())
@@ -52,6 +53,8 @@ def test_position_chart_marks_top_k_and_the_first_hit():
     rows = logic.position_rows(logic.Scenario())
     assert [r["in_top_k"] for r in rows] == [True, True, True, False, False]
     assert [r["first_hit"] for r in rows] == [False, True, False, False, False]
+    # RR@1 scores nothing: no first hit inside the top 1
+    assert not any(r["first_hit"] for r in logic.position_rows(logic.Scenario(k=1)))
     spec = logic.position_chart(logic.Scenario(), LABELS)
     json.dumps(spec)   # a plain, serialisable Vega-Lite dict
     assert spec["data"]["values"][1]["kind"] == "first"

@@ -38,9 +38,10 @@ def test_opens_with_the_diagram_the_seed_numbers_and_every_section(lang):
     for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
         assert content[key]["heading"] in page
     # the seed's leave example: retrieval fine, faithfulness 2/3
-    assert "recall@3 = 1/1 = **1.0**" in page and "RR = 1/1 = **1.0**" in page
-    assert "2/3 ≈ **0.67**" in page
-    assert "86%" in page                              # the seed's crude check, quoted
+    # each formula bold as a whole, one left-to-right run in Arabic (issue #14, item 21)
+    assert "**recall@3 = 1/1 = 1.0**" in page and "**RR@3 = 1/1 = 1.0**" in page
+    assert "**2/3 ≈ 0.67**" in page
+    assert "86%" in page                              # the crude word check, quoted
     # the diagram: inline SVG, direction of the language, text from the content file
     assert '<svg xmlns="http://www.w3.org/2000/svg"' in page
     assert f'direction="{"rtl" if lang == "ar" else "ltr"}"' in page

@@ -60,9 +60,9 @@ def test_case_numbers_come_from_the_metrics():
     assert (leave.supported, leave.sentences, leave.unsupported) == (2, 3, (3,))
     car = by_id["car"]
     assert (car.recall, car.missing, car.faithfulness) == (0.5, ("d12",), 0.5)
-    remote = by_id["remote"]                             # faithful to the wrong chunk
+    remote = by_id["remote"]                  # faithful to a stale chunk, the only one retrieved
     assert (remote.recall, remote.rr, remote.faithfulness, remote.uses_golden) == (
-        1.0, 0.5, 1.0, 0.0)
+        0.0, 0.0, 1.0, 0.0)
     meals = by_id["meals"]                               # a sentence with no claim is not scored
     assert (meals.recall, meals.sentences, meals.faithfulness) == (0.0, 1, 1.0)
     lucky = by_id["lucky"]
@@ -89,11 +89,11 @@ def test_worked_example_values():
 def test_picks_in_the_url():
     picks = logic.UNANSWERED * 8
     picks = logic.with_pick(picks, 0, "invented")
-    picks = logic.with_pick(picks, 2, "retrieval")
-    assert picks == "v_r_____"
+    picks = logic.with_pick(picks, 2, "ignored")      # case 3 (remote) is retrieval's failure
+    assert picks == "v_g_____"
     assert logic.parse_picks(picks, 8) == picks
     assert (logic.pick_of(picks, 0), logic.pick_of(picks, 1)) == ("invented", None)
-    for bad in ("v_r____", "x_______", "v_r_____x", "<script>"):
+    for bad in ("v_g____", "x_______", "v_g_____x", "<script>"):
         with pytest.raises(ValueError):
             logic.parse_picks(bad, 8)
     cases = logic.cases(content("en"))

@@ -86,7 +86,9 @@ _FENCE = re.compile(r"^[ \t]*(```|~~~)")
 _L = r"A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f"  # Latin letters, accents, digits (not × ÷)
 _A = _ATOM
 _RUN_START = rf"(?:[{_L}{_A}]|[(\{{√∑](?=[ ]?[{_L}{_A}])|[-−+](?=[0-9]))"
-_RUN_INNER = rf"[{_L}{_A} @._/=+\-−×÷·⋅≈≤≥≠<>%^'’:,;()\{{\}}√∑*!#&~?…]"
+# A colon or semicolon followed by a space is prose punctuation ("R: recall@3 = 1/2"), not part of
+# a formula: it ends the run, so a label and the value after it keep their right-to-left order.
+_RUN_INNER = rf"(?:[{_L}{_A} @._/=+\-−×÷·⋅≈≤≥≠<>%^'’,()\{{\}}√∑*!#&~?…]|[:;](?!\s))"
 _RUN_END = rf"[{_L}{_A})\}}%'’]"  # never "*": a closing ** must stay outside
 _LATIN_RUN = re.compile(rf"{_RUN_START}(?:{_RUN_INNER}*{_RUN_END})?")
 _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]")

@@ -27,7 +27,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from text import bidi
+from text import bidi, plural
 
 __all__ = [
     "DEFAULT_DIGITS",
@@ -62,7 +62,9 @@ STRINGS_DIR = Path(__file__).resolve().with_name("strings")
 LANG_STATE = "_mz_lang"
 DIGITS_STATE = "_mz_digits"
 
-_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# {{name}}; or {{name|noun}} / {{name|noun|case}}: a number and its noun in agreement (text.plural)
+_PLACEHOLDER = re.compile(
+    r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*(?:\|\s*([^{}|]+?)\s*(?:\|\s*([^{}|]+?)\s*)?)?\}\}")
 
 
 class Markup(str):
@@ -269,6 +271,10 @@ def fmt_num(value: Any, decimals: int | None = None, *, digits: str | None = Non
 def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | None = None) -> str:
     """Replace ``{{name}}`` placeholders in lesson Markdown.
 
+    ``{{name|noun}}`` (``{{name|noun|case}}``) is a counted noun: the number and the noun in the
+    form the language's plural rules ask for (:func:`text.plural.counted`, CLDR via Babel):
+    ``fill("{{n|سؤال}}", {"n": 11})`` → ``"11 سؤالًا"``.
+
     Numbers are formatted with ``fmt_num(value, decimals, digits="latn")`` (digits are
     localized later, when the text is rendered); :class:`Markup` values go in as they
     are; any other value is converted to ``str``, escaped for Markdown and wrapped in a
@@ -286,6 +292,8 @@ def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | 
         if name not in values:
             raise KeyError(f"no value for placeholder {{{{{name}}}}}")
         value = values[name]
+        if match.group(2):  # a counted noun: the number and the noun's form for it
+            return _counted(name, value, match.group(2), match.group(3))
         if isinstance(value, Markup):
             return str(value)
         if _is_number(value):
@@ -297,6 +305,19 @@ def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | 
     return _PLACEHOLDER.sub(one, text)
 
 
+_FORMATTED_NUMBER = re.compile(r"\d{1,3}(?:,\d{3})+|\d+")
+
+
+def _counted(name: str, value: Any, noun: str, case: str | None) -> str:
+    """``{{name|noun}}``: a number, or a number already formatted as text (``Markup("12,345")``,
+    shown as it is), with the noun in the form its plural category asks for."""
+    if _is_number(value):
+        return plural.counted(value, noun, case, number=fmt_num(value, digits="latn"))
+    if isinstance(value, str) and _FORMATTED_NUMBER.fullmatch(value.strip()):
+        return plural.counted(int(value.replace(",", "")), noun, case, number=value.strip())
+    raise TypeError(f"{{{{{name}|…}}}} counts a noun: it needs a number, not {value!r}")
+
+
 def placeholders(text: str) -> set[str]:
-    """The ``{{name}}`` placeholder names used in ``text``."""
-    return set(_PLACEHOLDER.findall(text))
+    """The ``{{name}}`` placeholder names used in ``text`` (``{{n|noun}}`` counts as ``n``)."""
+    return {match.group(1) for match in _PLACEHOLDER.finditer(text)}

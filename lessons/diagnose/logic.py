@@ -1,7 +1,7 @@
 """Lesson 6's plain functions: the walkthrough's scenario, each step's check, the numbers.
 
 No Streamlit here: the page calls these and the tests call them directly. Retrieval numbers come
-from ``metrics.evaluate`` (per question, then the mean over questions: mean recall@k and MRR);
+from ``metrics.evaluate`` (per question, then the mean over questions: mean recall@k and MRR@k);
 faithfulness from ``metrics.support.supported_share`` over the scenario's own support labels (a
 real checker is lesson 4's business). This module arranges results and checks the learner's
 answers against the scenario's answer key.
@@ -213,30 +213,30 @@ class RetrievalTable:
 
 def retrieval_table(sc: Scenario, qrels: Mapping[str, Mapping[str, int]] | None = None
                     ) -> RetrievalTable:
-    """Per-question recall@k and RR from ``metrics.evaluate``, and their means (mean recall@k
-    and MRR), against the answer key or against ``qrels`` (the learner's labels)."""
+    """Per-question recall@k and RR@k from ``metrics.evaluate``, and their means (mean recall@k
+    and MRR@k), against the answer key or against ``qrels`` (the learner's labels)."""
     return sc.key_table if qrels is None else _retrieval_table(sc, qrels)
 
 
 def _retrieval_table(sc: Scenario, qrels: Mapping[str, Mapping[str, int]]) -> RetrievalTable:
-    recall_name = f"R@{sc.k}"
+    recall_name, rr_name = f"R@{sc.k}", f"RR@{sc.k}"
     table = _evaluate(tuple((q, tuple(r)) for q, r in sc.run.items()),
                       tuple((q, tuple(sorted(j.items()))) for q, j in qrels.items()), sc.k)
     rows = tuple(
-        RetrievalRow(q.id, float(table.at[q.id, recall_name]), float(table.at[q.id, "RR"]),
+        RetrievalRow(q.id, float(table.at[q.id, recall_name]), float(table.at[q.id, rr_name]),
                      tuple(d for d, g in qrels[q.id].items()
                            if g >= 1 and d not in q.retrieved[:sc.k]))
         for q in sc.questions)
     means = table.mean()
-    return RetrievalTable(sc.k, rows, float(means[recall_name]), float(means["RR"]))
+    return RetrievalTable(sc.k, rows, float(means[recall_name]), float(means[rr_name]))
 
 
 @functools.lru_cache(maxsize=64)
 def _evaluate(run: tuple, qrels: tuple, k: int):
-    """``metrics.evaluate`` for recall@k and RR, cached: a learner flipping between two sets of
+    """``metrics.evaluate`` for recall@k and RR@k, cached: a learner flipping between two sets of
     labels costs one table each, not one per rerun. Never mutate the result."""
     return metrics.evaluate({q: list(r) for q, r in run}, {q: dict(j) for q, j in qrels},
-                            [f"R@{k}", "RR"])
+                            [f"R@{k}", f"RR@{k}"])
 
 
 @dataclass(frozen=True)
@@ -301,7 +301,7 @@ def check_support(sc: Scenario, picked: Sequence[frozenset[int]]
             for q, chosen in zip(sc.questions, picked, strict=True)]
 
 
-# --- the worked example: the seed's five questions and its vector system --------------------------
+# --- the worked example: lesson 3's five questions and its vector system -------------------------
 
 SEED_GOLDEN = {q: dict.fromkeys(g, 1) for q, g in zip(scenarios.MRR.questions,
                                                       scenarios.MRR.golden, strict=True)}
@@ -310,14 +310,14 @@ SEED_VECTOR = {q: list(r) for q, r in zip(scenarios.MRR.questions, scenarios.MRR
 
 
 def worked_values() -> dict[str, float]:
-    """Per-question recall@3 and RR of the seed's vector system, and their means."""
-    table = metrics.evaluate(SEED_VECTOR, SEED_GOLDEN, ["R@3", "RR"])
+    """Per-question recall@3 and RR@3 of the seed's vector system, and their means."""
+    table = metrics.evaluate(SEED_VECTOR, SEED_GOLDEN, ["R@3", "RR@3"])
     values: dict[str, float] = {}
     for qid in SEED_GOLDEN:
         values[f"{qid}_recall"] = float(table.at[qid, "R@3"])
-        values[f"{qid}_rr"] = float(table.at[qid, "RR"])
+        values[f"{qid}_rr"] = float(table.at[qid, "RR@3"])
     means = table.mean()
-    values["mean_recall"], values["mrr"] = float(means["R@3"]), float(means["RR"])
+    values["mean_recall"], values["mrr"] = float(means["R@3"]), float(means["RR@3"])
     return values
 
 

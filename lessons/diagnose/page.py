@@ -20,6 +20,7 @@ from text.i18n import (
     load_content,
 )
 from ui import layout, tables
+from ui.code_path import code_path
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -195,7 +196,7 @@ def _retrieval_feedback(s: state.UrlState, words: dict) -> None:
             st.error(layout.label(fill(words["extra"], {"ids": code_list(check.extra)})))
     k = table.k
     layout.metric_row([(fill(labels["mean_recall"], {"k": k}), fmt_num(table.mean_recall, 2)),
-                       (labels["mrr"], fmt_num(table.mrr, 2))])
+                       (fill(labels["mrr"], {"k": k}), fmt_num(table.mrr, 2))])
     rows = []
     for r in table.rows:
         status = (f"**✗ {fill(words['status_failed'], {'ids': code_list(r.missing)})}**" if r.failed
@@ -206,7 +207,7 @@ def _retrieval_feedback(s: state.UrlState, words: dict) -> None:
     rows.append([Markup(labels["mean"]), tables.bold(Markup(fmt_num(table.mean_recall, 2))),
                  tables.bold(Markup(fmt_num(table.mrr, 2))), Markup("")])
     layout.markdown(tables.table([labels["question"], fill(labels["recall"], {"k": k}),
-                                  labels["rr"], labels["status"]], rows))
+                                  fill(labels["rr"], {"k": k}), labels["status"]], rows))
     layout.markdown(words["after"], {"mean_recall": round(table.mean_recall, 2),
                                      "mrr": round(table.mrr, 2)})
     if tuple(s["l"]) != logic.answer_key_labels(SC) and 1 in s["ck"]:
@@ -369,6 +370,7 @@ layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
 with layout.section(c, "try_it"):
     walkthrough()
+code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
     exercise()

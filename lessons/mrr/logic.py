@@ -83,10 +83,11 @@ def edit_returned(ranking: Ranking, chosen: Sequence[str]) -> Ranking:
 
 def value(measure: str, ranking: Sequence[str], golden: Sequence[str], k: int,
           norm: str = "R") -> float:
-    """One question's value of ``measure`` ("rr", "recall" or "ap")."""
+    """One question's value of ``measure`` ("rr", "recall" or "ap"), cut at k: RR@k, recall@k,
+    AP@k (the model reads only the top k)."""
     ranking, relevant = list(ranking), set(golden)
     if measure == "rr":
-        return metrics.reciprocal_rank(ranking, relevant)
+        return metrics.reciprocal_rank(ranking, relevant, k)
     if measure == "recall":
         return metrics.recall(ranking, relevant, k)
     if measure == "ap":
@@ -95,23 +96,22 @@ def value(measure: str, ranking: Sequence[str], golden: Sequence[str], k: int,
 
 
 def measure_spec(measure: str, k: int, norm: str = "R") -> str:
-    """The ``metrics`` measure string: ``RR``, ``R@3``, ``AP@3``, ``AP(norm=retrieved)@3``."""
+    """The ``metrics`` measure string: ``RR@3``, ``R@3``, ``AP@3``, ``AP(norm=retrieved)@3``."""
     if measure == "rr":
-        return "RR"
+        return f"RR@{k}"
     if measure == "recall":
         return f"R@{k}"
     return f"AP@{k}" if norm == "R" else f"AP(norm={norm})@{k}"
 
 
 def measure_label(measure: str, k: int) -> str:
-    """How the page names one question's value: ``RR``, ``recall@3``, ``AP@3`` (this lesson's
-    RR is uncut: trec_eval's ``recip_rank``)."""
-    return measures.name(measure, None if measure == "rr" else k)
+    """How the page names one question's value: ``RR@3``, ``recall@3``, ``AP@3``."""
+    return measures.name(measure, k)
 
 
 def mean_label(measure: str, k: int) -> str:
-    """How the page names the mean over questions: ``MRR``, ``recall@3``, ``MAP@3``."""
-    return measures.name(measure, None if measure == "rr" else k, mean=True)
+    """How the page names the mean over questions: ``MRR@3``, ``recall@3``, ``MAP@3``."""
+    return measures.name(measure, k, mean=True)
 
 
 @dataclass(frozen=True)
@@ -316,11 +316,12 @@ def worked_values() -> dict[str, float]:
     }
     for d in rr_res.deltas:
         out[f"d_{d.question}"] = d.delta
-    # The same five results, ten times over: fifty questions, the same mean gap.
+    # What fifty *different* questions with the same gaps would give (the five results copied ten
+    # times: the same mean and spread, ten times the n). The text says why copies are not that.
     many = tuple(f"{q}_{n}" for n in range(10) for q in QUESTIONS)
     times = 10
-    out["p_rr_50"] = _compare(s.golden * times, s.vector * times, s.hybrid * times, "RR",
-                              many).cmp.p_ttest
+    out["p_rr_50"] = _compare(s.golden * times, s.vector * times, s.hybrid * times,
+                              f"RR@{s.k}", many).cmp.p_ttest
     out["p_recall_50"] = _compare(s.golden * times, s.vector * times, s.hybrid * times, "R@3",
                                   many).cmp.p_ttest
     # MRR is not 1 / mean rank: hybrid's first hits are at ranks 1, 1, 1, 1, 2 (the wrong

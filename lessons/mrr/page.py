@@ -15,6 +15,7 @@ from lessons.mrr import link, logic
 from runtime import state
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
 from ui import charts, exercise_panel, layout, tables
+from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
 
@@ -305,6 +306,7 @@ layout.section(c, "worked_example", values={
     for name, v in worked.items()})
 with layout.section(c, "try_it"):
     interactive()
+code_path(c)
 with layout.myths(c):
     counter_example()
 with layout.section(c, "exercise"):

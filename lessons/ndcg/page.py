@@ -14,6 +14,7 @@ from runtime import state
 from teaching import mistakes
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
 from ui import charts, exercise_panel, layout, tables
+from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import add_problem, ranking_editor, reordered
 
@@ -361,6 +362,7 @@ layout.section(c, "worked_example", values=logic.worked_values())
 with layout.section(c, "try_it"):
     controls()
     interactive()
+code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
     exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)

@@ -55,7 +55,7 @@ class MetricRow:
 def metric_rows(s: Scenario) -> list[MetricRow]:
     ranking, qrels, k = list(s.order), s.judged, s.k
     f = facts(ranking, qrels, k)
-    first_any = metrics.rank.relevant_ranks(ranking, qrels)
+    first_in_k = metrics.rank.relevant_ranks(ranking, qrels, k)   # RR@k looks at the top k only
     p = metrics.precision(ranking, qrels, k)
     r = metrics.recall(ranking, qrels, k)
     name = measures.name
@@ -66,9 +66,9 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
                   str(f.hits), ""),
         MetricRow("f1", name("f1", k), metrics.f1(ranking, qrels, k), f"2 × {f.hits}",
                   f"({k} + {f.R})"),  # parenthesised: 2 × 1 / 3 + 2 would read as 2.67
-        MetricRow("rr", name("rr"), metrics.reciprocal_rank(ranking, qrels), "1",
-                  str(first_any[0]) if first_any else "",
-                  {"first_rank": first_any[0] if first_any else None}),
+        MetricRow("rr", name("rr", k), metrics.reciprocal_rank(ranking, qrels, k), "1",
+                  str(first_in_k[0]) if first_in_k else "",
+                  {"first_rank": first_in_k[0] if first_in_k else None}),
     ]
 
 
@@ -86,14 +86,14 @@ def worked_values() -> dict[str, float]:
         "precision_at_3": metrics.precision(r, q, 3),
         "precision_at_5": metrics.precision(r, q, 5),
         "hit_at_3": metrics.hit_rate(r, q, 3), "f1_at_3": metrics.f1(r, q, 3),
-        "rr": metrics.reciprocal_rank(r, q),
+        "rr": metrics.reciprocal_rank(r, q, 3), "r_precision": metrics.r_precision(r, q),
     }
 
 
 def position_rows(s: Scenario) -> list[dict]:
     """One row per rank: is it inside the top k, is it relevant, its RR weight (1/rank) and
-    whether it is the first relevant document (the only one RR scores)."""
-    ranks = metrics.rank.relevant_ranks(list(s.order), s.judged)
+    whether it is the first relevant document in the top k (the only one RR@k scores)."""
+    ranks = metrics.rank.relevant_ranks(list(s.order), s.judged, s.k)
     first = ranks[0] if ranks else None
     return [{"rank": i, "doc": d, "in_top_k": i <= s.k, "relevant": d in s.relevant,
              "rr_weight": 1 / i, "first_hit": i == first}
@@ -103,9 +103,9 @@ def position_rows(s: Scenario) -> list[dict]:
 def position_chart(s: Scenario, labels: dict[str, str]) -> dict:
     """A Vega-Lite spec (a plain dict: cheaper per rerun than building it with Altair).
 
-    Bars: the weight RR would give each rank (1/rank); the bar of the first relevant document is
-    the one RR actually scores. Shading: the ranks inside the top k, which every other metric
-    counts. Axes stay left-to-right in both languages."""
+    Bars: the weight RR would give each rank (1/rank); the bar of the first relevant document in
+    the top k is the one RR@k actually scores. Shading: the ranks inside the top k, which every
+    other metric counts. Axes stay left-to-right in both languages."""
     rows = position_rows(s)
     for row in rows:
         row["zone"] = labels["counted"] if row["in_top_k"] else labels["not_counted"]

@@ -13,6 +13,7 @@ from lessons.recall_precision import link, logic
 from runtime import state
 from text.i18n import direction, fill, fmt_num, load_content, strings
 from ui import charts, exercise_panel, layout
+from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import add_problem, ranking_editor, reordered
 
@@ -134,6 +135,7 @@ layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
 with layout.section(c, "try_it"):
     interactive()
+code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
     exercise_panel.lesson_exercise(FOLDER, logic.EXERCISES)

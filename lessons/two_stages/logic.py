@@ -84,7 +84,7 @@ class Numbers:
 
     k: int
     recall: float            # recall@k: share of the golden documents in the top k
-    rr: float                # 1 / rank of the first golden document (0 if none)
+    rr: float                # RR@k: 1 / rank of the first golden document in the top k (0 if none)
     first_rank: int | None   # rank of the first golden document
     faithfulness: float      # share of answer sentences the retrieved chunks support
     uses_golden: float       # share of answer sentences backed by a golden chunk
@@ -107,7 +107,7 @@ def numbers(ranking: Sequence[str], golden: Sequence[str],
                  for f, s in zip(flags, supports, strict=True)]
     return Numbers(
         k=k, recall=metrics.recall(ranking, golden_set, k),
-        rr=metrics.reciprocal_rank(ranking, golden_set),
+        rr=metrics.reciprocal_rank(ranking, golden_set, k),
         first_rank=next(iter(metrics.rank.relevant_ranks(ranking, golden_set)), None),
         faithfulness=_share(flags), uses_golden=_share(on_golden),
         hits=metrics.binary.hits_at(ranking, golden_set, k),

@@ -23,6 +23,7 @@ from text.i18n import (
     load_content,
 )
 from ui import layout, tables
+from ui.code_path import code_path
 from ui.layout import code_list
 from ui.quiz import quiz
 
@@ -101,7 +102,8 @@ def _verdict(case: logic.Case, picked: str) -> None:
     n = logic.case_numbers(case)
     layout.metric_row([
         (fill(labels["recall"], {"k": n.k}), fmt_num(n.recall, 2), f"{n.hits} / {n.R}"),
-        (labels["rr"], fmt_num(n.rr, 2), f"1 / {n.first_rank}" if n.first_rank else "0"),
+        (fill(labels["rr"], {"k": n.k}), fmt_num(n.rr, 2),
+         f"1 / {n.first_rank}" if n.first_rank else "0"),
         (labels["faithfulness"], fmt_num(n.faithfulness, 2), f"{n.supported} / {n.sentences}"),
     ])
     layout.markdown(f"**{labels['reason']}:** {case.reason.strip()}")
@@ -220,6 +222,7 @@ layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
 with layout.section(c, "try_it"):
     sorter()
+code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
     exercise()

@@ -65,7 +65,7 @@ def test_mouse_drag_changes_the_table_and_the_regression_callout(page, app_url):
     hybrid = column(page, "hybrid")
     assert order(hybrid) == ["d5", "d7", "d1"]
     mouse_drag(page, hybrid, "d7", "d5")
-    expect(callout).to_contain_text("No question got worse with hybrid on RR")
+    expect(callout).to_contain_text("No question got worse with hybrid on RR@3")
     expect(callout).to_contain_text("better on 2, the same on 3 and worse on 0")
     expect(table_row(page, "q5")).to_contain_text("same")
     expect(table_row(page, "q5").locator("td").nth(2)).to_have_text("1.00")

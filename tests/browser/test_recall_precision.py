@@ -39,14 +39,14 @@ def test_opens_on_the_seed_numbers(page, app_url):
     open_lesson(page, app_url)
     expect(formula(page, "recall@3")).to_have_text("recall@3 = 1 / 2 = 0.50")
     expect(formula(page, "precision@3")).to_have_text("precision@3 = 1 / 3 = 0.33")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 2 = 0.50")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 2 = 0.50")
     assert order(page) == ["d7", "d2", "d9", "d4", "d1"]
 
 
 def test_mouse_drag_updates_metrics_chart_and_url(page, app_url):
     open_lesson(page, app_url)
     mouse_drag(page, "d4", "d7")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
     expect(formula(page, "recall@3")).to_have_text("recall@3 = 2 / 2 = 1.00")
     expect(page).to_have_url(re.compile(r"r=d4\.1-d7\.0-d2\.1-d9\.0-d1\.0"))
     # the chart's data follows: the first bar is now the first relevant document
@@ -57,7 +57,7 @@ def test_keyboard_and_toggle(page, app_url):
     open_lesson(page, app_url)
     item(page, "d2").focus()
     page.keyboard.press("Alt+ArrowUp")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
     expect(page.locator("[aria-live]").first).to_contain_text("1")
     item(page, "d9").locator("button[aria-pressed]").click()
     expect(formula(page, "recall@3")).to_have_text("recall@3 = 2 / 3 = 0.67")
@@ -73,7 +73,7 @@ def test_touch_drag_on_a_phone(browser, app_url):
         x0, y0 = centre(item(page, "d4").locator(".rk-handle"))
         _, y1 = drop_point(page, "d4", "d7")
         touch_drag(page, x0, y0, x0, y1 - 4)
-        expect(formula(page, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+        expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, "no sideways scrolling on a phone"
     finally:
@@ -83,16 +83,16 @@ def test_touch_drag_on_a_phone(browser, app_url):
 def test_k_slider_and_reset_show_in_the_widget_at_once(page, app_url):
     open_lesson(page, app_url)
     mouse_drag(page, "d1", "d7")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 3 = 0.33")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 3 = 0.33")
     page.get_by_role("button", name="Back to the example").click()
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 2 = 0.50")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 2 = 0.50")
     expect(page.locator(".rk-item .rk-id")).to_have_text(["d7", "d2", "d9", "d4", "d1"])
     mouse_drag(page, "d9", "d7")       # a drag after the reset keeps the reset
     expect(page.locator(".rk-item .rk-id")).to_have_text(["d9", "d7", "d2", "d4", "d1"])
     # wait until Python has applied the drag (the URL follows), so the slider is not
     # re-created under the key press by that rerun
     expect(page).to_have_url(re.compile(r"r=d9\.0-d7\.0-d2\.1-d4\.1-d1\.0"))
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 3 = 0.33")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 3 = 0.33")
     slider = page.get_by_role("slider")
     slider.focus()
     page.keyboard.press("ArrowRight")
@@ -105,7 +105,7 @@ def test_a_shared_link_reopens_the_same_state_elsewhere(browser, app_url):
     page = first.new_page()
     open_lesson(page, app_url)
     mouse_drag(page, "d4", "d7")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
     link = page.url
     first.close()
     second = browser.new_context(viewport={"width": 1280, "height": 900})
@@ -114,7 +114,7 @@ def test_a_shared_link_reopens_the_same_state_elsewhere(browser, app_url):
         other.goto(link)
         expect(other.locator(".rk-item .rk-id")).to_have_text(["d4", "d7", "d2", "d9", "d1"],
                                                               timeout=30_000)
-        expect(formula(other, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+        expect(formula(other, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
     finally:
         second.close()
 
