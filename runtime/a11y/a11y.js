@@ -80,6 +80,8 @@ function fixAttributes(el) {
     if (to === null || to === value) continue;
     saved[attr] = { en: value, to };
     ORIGINAL.set(el, saved);
+    // Streamlit's English name stays readable for the stylesheet (rtl.css keys tooltips on it).
+    if (attr === "aria-label") el.dataset.mzName = value;
     el.setAttribute(attr, to);
   }
 }

@@ -68,7 +68,7 @@ FULL_HEIGHT_JS = """() => {
 # What has the keyboard focus (through open shadow roots), where it is, and its indicator: the
 # element itself or the nearest of its 4 ancestors that draws an outline (a text field's box, a
 # slider's thumb, a radio's label), with the colour behind that outline.
-FOCUS_JS = """() => {
+FOCUS_JS = r"""() => {
   const up = (e) => e.parentElement || (e.getRootNode && e.getRootNode().host) || null;
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -90,23 +90,32 @@ FOCUS_JS = """() => {
   const box = (ind || el).getBoundingClientRect();
   const own = el.getBoundingClientRect();
   const cs = ind ? getComputedStyle(ind) : null;
+  // Covered (WCAG 2.4.11) only when something else is on top at its centre and at each of its
+  // inner corners; the component's own parts (a field's hint, a label's text) do not count.
+  const root = ind || el;
+  const ours = (hit) => !!hit && (root.contains(hit) || hit.contains(root)
+    || (hit.shadowRoot && hit.shadowRoot.contains(root)) || root.getRootNode().host === hit
+    || (root.parentElement && root.parentElement.contains(hit)));
   let covered = false;
-  if (box.width > 2 && box.height > 2) {
-    const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-    const root = ind || el;
-    covered = !!hit && !(root.contains(hit) || hit.contains(root)
-                         || (hit.shadowRoot && hit.shadowRoot.contains(root))
-                         || (root.getRootNode().host === hit));
+  if (box.width > 6 && box.height > 6) {
+    const xs = [box.left + 3, box.left + box.width / 2, box.right - 3];
+    const ys = [box.top + 3, box.top + box.height / 2, box.bottom - 3];
+    const points = [[xs[1], ys[1]], [xs[0], ys[0]], [xs[2], ys[0]], [xs[0], ys[2]], [xs[2], ys[2]]];
+    covered = points.every(([x, y]) => !ours(document.elementFromPoint(x, y)));
   }
+  // An outline drawn inside the element (negative offset) lies on the element's own colour.
+  const inside = cs && parseFloat(cs.outlineOffset) < 0;
+  const ownBg = ind ? rgba(getComputedStyle(ind).backgroundColor) : null;
   return {
     tag: el.tagName.toLowerCase(), testid: el.getAttribute('data-testid') || '',
-    role: el.getAttribute('role') || '', label: (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 60),
+    role: el.getAttribute('role') || '',
+    label: (el.getAttribute('aria-label') || el.textContent || '').trim().slice(0, 60),
     box: {x: box.left, y: box.top, w: box.width, h: box.height},
     own: {x: own.left, y: own.top, w: own.width, h: own.height},
     vw: innerWidth, vh: innerHeight, covered,
     outline: cs ? {style: cs.outlineStyle, width: parseFloat(cs.outlineWidth),
                    color: rgba(cs.outlineColor), offset: parseFloat(cs.outlineOffset)} : null,
-    background: ind ? behind(ind) : null,
+    background: ind ? (inside && ownBg[3] > 0.5 ? ownBg : behind(ind)) : null,
   };
 }"""
 
@@ -153,7 +162,6 @@ def tab_walk(page, limit: int = 250) -> list[dict]:
     """Press Tab from the top of the page until the focus comes back round (or ``limit``);
     every stop's :data:`FOCUS_JS` report, with ``problem`` set by :func:`focus_problem`."""
     page.evaluate("document.activeElement && document.activeElement.blur()")
-    page.mouse.click(1, page.viewport_size["height"] - 2) if False else None
     stops: list[dict] = []
     seen: set[tuple] = set()
     for _ in range(limit):
