@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -221,6 +222,64 @@ def run_axe(page, context: str | None = None) -> list[dict]:
         context,
     )
     return result
+
+
+# Roles whose name a screen reader announces as the thing itself (controls, landmarks, images).
+NAMED_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "combobox", "listbox", "option", "slider",
+    "spinbutton", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemradio",
+    "navigation", "complementary", "region", "main", "banner", "img", "image", "figure",
+    "dialog", "radiogroup", "tablist", "menu",
+})
+LATIN = re.compile(r"[A-Za-z]")
+ARABIC = re.compile(r"[\u0600-\u06FF]")
+# Latin words that are symbols, not English (measure names, ids, formats, the brand):
+# a name made of these alone is said the same way in Arabic.
+SYMBOLS = re.compile(
+    r"(?i)\b(?:[a-z]{1,2}\d*|recall|precision|hitrate|ndcg|dcg|idcg|mrr|rr|ap|map|f1|k|rag|"
+    r"bm25|csv|png|json|toml|url|qr|llm|rrf|vega-lite|trec_eval|mizan|"
+    # lesson 3's two systems: code names, shown as code throughout its Arabic text
+    r"vector|hybrid)(?:@\w+)?\b")
+LANG_SCOPE_JS = "function() { const e = this.closest ? this : this.parentElement;" \
+    " const s = e && e.closest('[lang]'); return s ? s.getAttribute('lang') : ''; }"
+
+
+def english_names(page) -> list[dict]:
+    """Nodes of Chromium's accessibility tree (not ignored, with a role in
+    :data:`NAMED_ROLES`) whose name has Latin words other than :data:`SYMBOLS` and no Arabic,
+    outside an element marked with another language (``lang="en"``): what a screen reader
+    would read in English on an Arabic page."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+        found = []
+        for node in nodes:
+            role = (node.get("role") or {}).get("value", "")
+            name = str((node.get("name") or {}).get("value", "")).strip()
+            if node.get("ignored") or role not in NAMED_ROLES or not name:
+                continue
+            if ARABIC.search(name) or not LATIN.search(SYMBOLS.sub("", name)):
+                continue
+            scope = ""
+            if node.get("backendDOMNodeId"):
+                obj = cdp.send("DOM.resolveNode", {"backendNodeId": node["backendDOMNodeId"]})
+                oid = obj["object"].get("objectId")
+                if oid:
+                    scope = cdp.send("Runtime.callFunctionOn", {
+                        "objectId": oid, "functionDeclaration": LANG_SCOPE_JS,
+                        "returnByValue": True})["result"].get("value", "")
+            if scope and not scope.startswith("ar"):
+                continue
+            found.append({"role": role, "name": name[:80], "scope": scope})
+        return found
+    finally:
+        cdp.detach()
+
+
+def document_language(page) -> dict:
+    """``<html>``'s lang and dir and the tab's title."""
+    return page.evaluate("() => ({lang: document.documentElement.lang,"
+                         " dir: document.documentElement.dir, title: document.title})")
 
 
 def audit(page, base: str, path: str, lang: str, width: int) -> list[dict]:
