@@ -9,9 +9,11 @@ itself is ``tests/browser/a11y.py`` (also a command that prints every violation)
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
 from runtime import catalog
@@ -131,3 +133,86 @@ def test_lesson_two_by_keyboard_alone_in_arabic(page, app_url):
     active = page.evaluate(ACTIVE_JS)
     assert active["role"] == "slider" and active["now"] == str(start + 5)
     assert a11y.focus_problem(page.evaluate(a11y.FOCUS_JS)) is None
+
+
+# --- the shell on a phone and the slider in Arabic (issue #16's shell items) -----------------
+
+BOX_JS = """(sel) => { const e = document.querySelector(sel); if (!e) return null;
+  const r = e.getBoundingClientRect(); return {x: r.left, y: r.top, w: r.width, h: r.height}; }"""
+SIDEBAR = "[data-testid=stSidebar]"
+
+
+def sidebar_shown(page) -> bool:
+    box = page.evaluate(BOX_JS, SIDEBAR)
+    return bool(box) and box["x"] < 390 - 1 and box["x"] + box["w"] > 1
+
+
+@pytest.mark.parametrize("lang", a11y.LANGS)
+def test_phone_sidebar_opens_from_its_side_closes_after_a_choice_and_targets_are_44px(
+        browser, app_url, lang):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True,
+                                  has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/?lang={lang}")
+        a11y.settle(page, lang)
+        assert not sidebar_shown(page)  # a phone opens on the page, not the menu
+        opener = page.locator("[data-testid=stExpandSidebarButton]")
+        box = opener.bounding_box()
+        assert box["width"] >= 44 and box["height"] >= 44
+        opener.click()
+        page.wait_for_function(
+            "(sel) => { const r = document.querySelector(sel).getBoundingClientRect();"
+            " return r.left >= -1 && r.right <= innerWidth + 1; }", arg=SIDEBAR)
+        page.wait_for_timeout(400)  # the slide-in transition
+        sidebar = page.evaluate(BOX_JS, SIDEBAR)
+        # Arabic: it hangs on the right edge (the start side); English: the left
+        if lang == "ar":
+            assert abs(sidebar["x"] + sidebar["w"] - 390) <= 1
+        else:
+            assert abs(sidebar["x"]) <= 1
+        links = page.locator("[data-testid=stSidebar] [data-testid=stPageLink-NavLink]")
+        sizes = links.evaluate_all(
+            "els => els.map(e => [e.getBoundingClientRect().width,"
+            " e.getBoundingClientRect().height])")
+        assert sizes and all(w >= 44 and h >= 44 for w, h in sizes), sizes
+        links.nth(2).click()  # a lesson: the page changes and the sidebar gets out of the way
+        page.wait_for_url(re.compile(rf"/{catalog.available()[1].url_path}\b"))
+        page.wait_for_function("(sel) => document.querySelector(sel)"
+                               ".getBoundingClientRect().right <= 1 || document.querySelector(sel)"
+                               ".getBoundingClientRect().left >= innerWidth - 1", arg=SIDEBAR)
+        assert not sidebar_shown(page)
+    finally:
+        context.close()
+
+
+def test_arabic_slider_fills_from_the_right_edge_to_the_thumb(page, app_url):
+    """What the learner sees (pixels): the theme colour between the thumb and the right edge
+    (the minimum), the grey rail on the thumb's left (issue #16)."""
+    page.goto(app_url + LESSON)
+    a11y.settle(page, "ar")
+    slider = page.locator("[data-testid=stSlider]")
+    slider.scroll_into_view_if_needed()
+    geometry = slider.evaluate("""(slider) => {
+      const thumb = slider.querySelector('input[type=range]').parentElement
+        .getBoundingClientRect();
+      const rail = [...slider.querySelectorAll('div')].find(d => {
+        const r = d.getBoundingClientRect();
+        return r.height > 0 && r.height <= 8 && r.width > 100;
+      }).getBoundingClientRect();
+      return {thumb: thumb.left + thumb.width / 2, half: thumb.width / 2,
+              y: rail.top + rail.height / 2, left: rail.left, right: rail.right};
+    }""")
+    shot = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+    scale = shot.width / page.viewport_size["width"]
+
+    def colour(x: float) -> tuple[int, int, int]:
+        return shot.getpixel((round(x * scale), round(geometry["y"] * scale)))
+
+    gap = geometry["half"] + 6
+    theme = (31, 111, 92)
+    right_of_thumb = colour(min(geometry["thumb"] + gap, geometry["right"] - 2))
+    left_of_thumb = colour(geometry["thumb"] - gap)
+    assert geometry["thumb"] > (geometry["left"] + geometry["right"]) / 2  # k = 3 of 20: right
+    assert max(abs(a - b) for a, b in zip(right_of_thumb, theme, strict=True)) <= 12
+    assert max(abs(a - b) for a, b in zip(left_of_thumb, theme, strict=True)) > 60
