@@ -112,6 +112,14 @@ function fixAll(root) {
       if (el.getAttribute("aria-label") !== name) el.setAttribute("aria-label", name);
     }
   }
+  // Streamlit's slider input is named by aria-labelledby = itself and the widget's label,
+  // while its own aria-label already is that label: screen readers said it twice.
+  for (const input of root.querySelectorAll("[data-testid=stSlider] input[aria-label][aria-labelledby]")) {
+    const ids = input.getAttribute("aria-labelledby").split(/\s+/);
+    if (ids.length > 1 && input.id && ids.includes(input.id)) {
+      input.setAttribute("aria-labelledby", input.id);
+    }
+  }
   // The uploader's drop zone: role "presentation" with a name is a contradiction (axe:
   // presentation-role-conflict; browsers then expose it as a landmark). A named group it is.
   for (const el of root.querySelectorAll("[data-testid=stFileUploaderDropzone][role=presentation]")) {
@@ -183,7 +191,7 @@ function start() {
     subtree: true,
     childList: true,
     attributes: true,
-    attributeFilter: [...ATTRS, "lang", "dir", "role"],
+    attributeFilter: [...ATTRS, "lang", "dir", "role", "aria-labelledby"],
   });
   document.addEventListener("click", onClick, true);
   window.addEventListener("resize", schedule);

@@ -123,11 +123,15 @@ def test_lesson_two_by_keyboard_alone_in_arabic(page, app_url):
     # Arabic the slider runs right to left (larger k to the left), so ArrowLeft raises k.
     slider = tab_to(page, lambda a: a["role"] == "slider")
     start = int(slider["now"])
+    # named once by its label (Streamlit's markup named it twice over)
+    thumb = page.locator("[data-testid=stSlider] input[type=range]")
+    label = page.locator("[data-testid=stSlider] [data-testid=stWidgetLabel]").inner_text()
+    expect(thumb).to_have_accessible_name(label.strip())
     for _ in range(5):
         page.keyboard.down("ArrowLeft")
         page.wait_for_timeout(35)  # a typical key-repeat interval
     page.keyboard.up("ArrowLeft")
-    expect(page.locator("[data-testid=stSlider] input[type=range]")).to_have_value(str(start + 5))
+    expect(thumb).to_have_value(str(start + 5))
     expect(formula(page, f"recall@{start + 5}")).to_be_visible()
     page.wait_for_timeout(1000)  # the reruns of the steps have all come back
     active = page.evaluate(ACTIVE_JS)
