@@ -13,9 +13,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from live import limits
-from runtime import catalog, local_store, state
+from runtime import a11y, catalog, local_store, state
+from text import bidi
 from text.i18n import STRINGS_DIR, load_content, strings, t
-from ui import layout, share
+from ui import charts, layout, share
 
 __all__ = ["run"]
 
@@ -23,6 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CSS_DIR = ROOT / "assets" / "css"
 
 LANG_NAMES = {"ar": "العربية", "en": "English"}
+
+charts.use_presenting(layout.is_presenting)  # chart text grows in the presenter view
 
 
 def css_string(text: str) -> str:
@@ -73,6 +76,14 @@ def page_title(entry: catalog.Entry, lang: str) -> str:
     return content.get("nav_title") or content.get("title") or entry.url_path
 
 
+def document_title(entry: catalog.Entry, lang: str) -> str:
+    """The browser tab's title, in the page's language: the home page's own title, else
+    "<page> · <app name>" (each tab says which page it is, WCAG 2.4.2)."""
+    if entry.kind == "home":
+        return load_content(entry.folder, lang).get("title") or t("app.name", lang=lang)
+    return f"{page_title(entry, lang)} · {t('app.name', lang=lang)}"
+
+
 def build_pages(lang: str) -> dict[str, list]:
     """``st.navigation`` input: home, then the lessons, then practice and lab."""
     home = st.Page(
@@ -89,6 +100,25 @@ def build_pages(lang: str) -> dict[str, list]:
         label = t("nav.lessons") if entry.kind == "lesson" else t("nav.tools")
         sections.setdefault(label, []).append(page)
     return sections
+
+
+def entry_of(page) -> catalog.Entry:
+    """The catalogue entry behind a ``st.Page`` (home for the default page)."""
+    by_path = {entry.url_path: entry for entry in catalog.available()}
+    return by_path.get(page.url_path, catalog.HOME)
+
+
+def page_links(sections: dict[str, list]) -> None:
+    """The sidebar's navigation: our own links (``st.navigation`` is hidden). Streamlit's
+    sidebar navigation puts ``<li>`` inside a ``<div>`` (invalid list markup); page links keep
+    its look, URLs and in-app page switches. A section's name is a label above its links;
+    runtime/a11y.js makes the container a named navigation landmark."""
+    with st.container(key="mz-nav", gap=None):
+        for label, pages in sections.items():
+            if label:
+                st.html(f'<p class="mz-nav-section">{bidi.escape_html(label)}</p>')
+            for page in pages:
+                st.page_link(page, label=page.title, icon=page.icon, width="stretch")
 
 
 def _on_lang() -> None:
@@ -130,8 +160,10 @@ def language_controls(settings: state.GlobalSettings) -> None:
         )
 
 
-def sidebar(settings: state.GlobalSettings) -> None:
+def sidebar(settings: state.GlobalSettings, sections: dict[str, list]) -> None:
     with st.sidebar:
+        page_links(sections)
+        st.divider()
         language_controls(settings)
         st.button(
             t("present.enter"),
@@ -171,7 +203,6 @@ limits.client_provider = browser_session
 def run() -> None:
     """Everything ``app.py`` does, in order."""
     st.set_page_config(
-        page_title="Mizan · ميزان",
         page_icon=str(ROOT / "assets" / "mizan-icon.png"),
         layout="wide",
         initial_sidebar_state="auto",
@@ -179,17 +210,19 @@ def run() -> None:
     settings = state.global_settings()
     st.session_state[layout.PRESENT_STATE] = settings.present
     inject_css(settings.lang, settings.present)
-    page = st.navigation(
-        build_pages(settings.lang), position="top" if settings.present else "sidebar"
-    )
+    sections = build_pages(settings.lang)
+    page = st.navigation(sections, position="top" if settings.present else "hidden")
     if settings.needs_rerun:
         st.rerun()  # a bad value in the link was reset: run again with the clean value
+    state.note_page(page.url_path)
+    st.set_page_config(page_title=document_title(entry_of(page), settings.lang))
+    a11y.page_semantics(settings.lang, {name: code for code, name in LANG_NAMES.items()})
     for message in state.pop_flash():
         st.warning(message, icon=":material/link_off:")
     if settings.present:
         presenter_bar()
     else:
-        sidebar(settings)
+        sidebar(settings, sections)
     local_store.begin_run()
     with layout.friendly_errors("page"):
         page.run()

@@ -37,6 +37,14 @@ Usage in a page (the fields dict is module-level, built once)::
 outside (a link, back/forward, ``s.reset()``), so widgets drop their own stale copy and
 show the new value — the same trick the ranking editor and sortables need.
 
+**A URL that lags is not a link.** Each URL write reaches the browser a moment after the
+rerun that made it, and a widget event sent in that moment carries the older URL (hold
+ArrowRight on a slider: the second step's rerun still says the first step's ``k``). On a
+rerun of the same page that is not a back/forward navigation, a URL value the page itself
+held a moment ago is that echo: the stored value stays, the widget is not re-created (it
+would lose the keyboard focus and the step). The shell tells which runs arrive on a page
+(:func:`note_page`); a fragment's rerun never does.
+
 The fields themselves and the compact ranking encoding are pure Python, in
 :mod:`runtime.url_codec` (re-exported here), so a lesson's ``link`` module can declare them.
 """
@@ -95,6 +103,8 @@ RESERVED_PARAMS = frozenset(GLOBAL_PARAMS) | {"embed", "embed_options"}
 _FLASH = "_mz_flash"  # messages to show at the top of the next page render
 i18n.use_session(lambda key, default: st.session_state.get(key, default))
 _STORE = "_mz_url_state"
+_PAGE = "_mz_page"  # the url path of the last full run and whether it arrived there
+_RECENT = 8  # superseded values kept per field to recognise a lagging URL
 
 
 # --- global settings (shell) ----------------------------------------------------------
@@ -154,6 +164,28 @@ def pop_flash() -> list[str]:
     return st.session_state.pop(_FLASH, [])
 
 
+def note_page(url_path: str) -> None:
+    """The shell, on every full run: which page this run shows. A run that shows another page
+    than the last one arrived on it (a page switch, a link into it, the session's first run)."""
+    last = st.session_state.get(_PAGE)
+    st.session_state[_PAGE] = {"path": url_path,
+                               "arrived": last is None or last["path"] != url_path}
+
+
+def _arrived() -> bool:
+    """Whether this run arrived on the page (True when unknown: the URL then wins, as before)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx(suppress_warning=True)
+        if ctx is not None and ctx.fragment_ids_this_run:
+            return False  # a fragment's rerun stays on its page
+    except Exception:  # internal API moved: decide from the shell's note alone
+        pass
+    page = st.session_state.get(_PAGE)
+    return page is None or bool(page["arrived"])
+
+
 # --- page state --------------------------------------------------------------------------
 
 
@@ -191,6 +223,7 @@ class UrlState:
         changed = {k: v for k, v in changes.items() if values.get(k) != v}
         if not changed:
             return False
+        _remember(self._store, self.fields, changed)
         values.update(changed)
         _write_url({name: self.fields[name].serialize(v) for name, v in changed.items()})
         return True
@@ -199,6 +232,37 @@ class UrlState:
         """Back to the defaults (widgets re-created through :meth:`key`)."""
         self._store["gen"] += 1
         self.set(**{name: f.default for name, f in self.fields.items()})
+
+
+def _remember(store: dict[str, Any], fields: Mapping[str, Field],
+              changes: Mapping[str, Any]) -> None:
+    """Keep the URL form of each value about to be replaced (see "A URL that lags")."""
+    recent = store.setdefault("recent", {})
+    for name in changes:
+        field = fields[name]
+        old = store["values"].get(name, field.default)
+        # a default is absent from the URL, or written out after a reset
+        forms = {"", field.serialize(old)} if old == field.default else {field.serialize(old)}
+        past = [v for v in recent.get(name, []) if v not in forms]
+        recent[name] = [*past, *sorted(forms)][-_RECENT:]
+
+
+def _lagging(store: dict[str, Any], fields: Mapping[str, Field], qp: Any) -> bool:
+    """True when every field the URL has differently from the store is a value the page itself
+    held a moment ago (absent = the default), i.e. the browser has not caught up yet."""
+    recent = store.get("recent", {})
+    values = store["values"]
+    differs = False
+    for name, field in fields.items():
+        current = values[name]
+        shown = "" if current == field.default else field.serialize(current)
+        raw = qp.get(name, "") if name in qp else ""
+        if raw == shown or (raw and raw == field.serialize(current)):
+            continue
+        if raw not in recent.get(name, ()):
+            return False
+        differs = True
+    return differs
 
 
 def _write_url(params: Mapping[str, str]) -> None:
@@ -240,7 +304,11 @@ def url_state(page_key: str, fields: Mapping[str, Field]) -> UrlState:
 
     qp = st.query_params
     in_url = [name for name in fields if name in qp]
-    from_url = bool(in_url) or _is_history_navigation()
+    history = _is_history_navigation()
+    from_url = bool(in_url) or history
+    if not first_visit and not history and not _arrived() and _lagging(store, fields, qp):
+        # the browser's URL has not caught up with this page's own writes yet: keep ours
+        return UrlState(page_key, fields, store)
     if from_url:
         incoming: dict[str, Any] = {}
         repair: dict[str, str] = {}
@@ -262,6 +330,7 @@ def url_state(page_key: str, fields: Mapping[str, Field]) -> UrlState:
         if incoming != values:
             if not first_visit:
                 store["gen"] += 1  # replaced from outside: widgets must drop their copy
+            _remember(store, fields, {n: v for n, v in incoming.items() if values.get(n) != v})
             values.clear()
             values.update(incoming)
         if repair:

@@ -43,6 +43,8 @@ from typing import Any, Literal
 
 import streamlit as st
 
+from text.i18n import current_lang
+
 __all__ = ["LABEL_KEYS", "OPTIONAL_LABEL_KEYS", "add_problem", "ranking_editor", "reordered"]
 
 _ASSETS = Path(__file__).with_name("ranking_editor")
@@ -231,6 +233,7 @@ def ranking_editor(
         "mode": mode,
         "max": max_grade if mode == "grade" else 1,
         "dir": None if direction == "auto" else direction,
+        "lang": current_lang(),
         "editable": bool(editable_relevance),
         "labels": {k: str(labels[k]) for k in (*LABEL_KEYS, *OPTIONAL_LABEL_KEYS) if labels.get(k)},
         "items": [

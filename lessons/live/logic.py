@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from live.service import QuestionSpec, Tally
 from teaching import exercises, measures, mistakes, scenarios
 from teaching.exercises import Exercise
+from ui import charts
 from ui.charts import PALETTE
 
 MEASURES = ("recall", "precision", "rr", "ap", "ndcg")   # the verdicts "which is better?" names
@@ -206,10 +207,10 @@ def distribution_chart(t: Tally, words: Mapping[str, str], *, revealed: bool,
              "status": "correct" if revealed and label == t.correct else "other"}
             for label, n in t.distribution]
     order = [r["answer"] for r in rows]
-    return {
-        "data": {"values": rows},
-        "height": 260,
-        "layer": [
+    return charts.spec(  # the one chart module: palette, description, accessibility settings
+        260,
+        data={"values": rows},
+        layer=[
             {"mark": {"type": "bar", "cornerRadiusEnd": 3},
              "encoding": {
                  "color": {"field": "status", "type": "nominal", "legend": None,
@@ -220,10 +221,10 @@ def distribution_chart(t: Tally, words: Mapping[str, str], *, revealed: bool,
             {"mark": {"type": "text", "dy": -8, "fontSize": 14},
              "encoding": {"text": {"field": "count", "type": "quantitative"}}},
         ],
-        "encoding": {
+        encoding={
             "x": {"field": "answer", "type": "nominal", "sort": order,
                   "title": words["answer"], "axis": {"labelAngle": 0, "labelFontSize": 14}},
             "y": {"field": "count", "type": "quantitative", "title": words["count"],
                   "axis": {"tickMinStep": 1}},
         },
-    }
+    )

@@ -177,7 +177,7 @@ def student_view() -> None:
     me = st.session_state.get(ME) or _restore()
     j = c["join"]
     if not me:
-        layout.markdown(f"### {j['heading']}\n\n{j['body']}")
+        layout.markdown(f"## {j['heading']}\n\n{j['body']}")  # under the page's h1
         code_from_link = normalise_code(st.query_params.get("join", ""))
         if code_from_link and "live-join-code" not in st.session_state:
             st.session_state["live-join-code"] = code_from_link
@@ -368,7 +368,7 @@ def host_view() -> None:
     elif problem:
         st.error(layout.label(error_text(problem)), icon=":material/block:")
     if not host:
-        layout.markdown(f"### {h['heading']}\n\n{h['body']}")
+        layout.markdown(f"## {h['heading']}\n\n{h['body']}")  # under the page's h1
         st.button(h["start"], on_click=_start, type="primary", key="live-start",
                   icon=":material/play_arrow:")
         with st.expander(layout.label(h["resume_heading"])):

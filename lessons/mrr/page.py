@@ -178,7 +178,7 @@ def interactive() -> None:
     # --- all five questions ---------------------------------------------------------------------
     avg = logic.means(sc, rows)
     means = tables.table(
-        ["", *(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER)],
+        [labels["ap_system"], *(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER)],
         [[tables.code(system), *(tables.bold(num(avg[system][m])) for m in logic.MEAN_ORDER)]
          for system in logic.SYSTEMS])
     with st.container(key="mrr-means"):
@@ -211,7 +211,8 @@ def interactive() -> None:
     verdicts = {"win": f"▲ {labels['better']}", "tie": f"= {labels['same']}",
                 "loss": f"**▼ {labels['worse']}**"}
     deltas = tables.table(
-        ["", tables.code("vector"), tables.code("hybrid"), labels["delta"], labels["verdict"]],
+        [labels["question"], tables.code("vector"), tables.code("hybrid"), labels["delta"],
+         labels["verdict"]],
         [[Markup(d.question), num(d.a), num(d.b), Markup(logic.signed(d.delta)),
           Markup(verdicts[d.outcome])] for d in res.deltas])
     with st.container(key="mrr-table"):
@@ -262,7 +263,7 @@ def counter_example() -> None:
     s = state.url_state(FOLDER + "_counter", COUNTER_FIELDS)
     cc = c["myths"]["counter"]
     with st.container(border=True, key="mrr-counter"):
-        layout.markdown(f"#### {cc['heading']}")
+        layout.markdown(f"### {cc['heading']}")  # under the myths' h2
         layout.markdown(cc["body"])
         q = st.segmented_control(layout.label(cc["question"]), logic.COUNTER_QUESTIONS,
                                  required=True, default=s["cq"], key=s.key("cq"))

@@ -2,7 +2,7 @@
 // Streamlit components v2 (no iframe), plain DOM, no dependencies, no network.
 //
 // Data flow (see ranking_editor.py): Python's items are the source of truth.
-//   Python -> JS  data = {v, ack, mode, max, dir, editable, labels, items:[{id,title,rel}]}
+//   Python -> JS  data = {v, ack, mode, max, dir, lang, editable, labels, items:[{id,title,rel}]}
 //   JS -> Python  trigger "edit" = {base: v, seq, items: [[id, rel], ...]}  (full state)
 // The JS shows a local edit at once (optimistic) and sends it.  It re-renders
 // from Python's items whenever Python's version changes (reset, shuffle, a
@@ -140,6 +140,7 @@ class RankingEditor {
       mode: data.mode === "grade" ? "grade" : "binary",
       max: Math.max(1, toInt(data.max) || 3),
       dir: data.dir === "ltr" || data.dir === "rtl" ? data.dir : null,
+      lang: typeof data.lang === "string" && /^[a-z]{2,3}$/.test(data.lang) ? data.lang : null,
       editable: data.editable !== false,
       labels: Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])),
     };
@@ -180,9 +181,12 @@ class RankingEditor {
   }
 
   applyConfig() {
-    const { labels, dir } = this.cfg;
+    const { labels, dir, lang } = this.cfg;
     if (dir) this.wrap.setAttribute("dir", dir);
     else this.wrap.removeAttribute("dir");
+    // The labels' language, for screen readers (the shadow root is its own island).
+    if (lang) this.wrap.setAttribute("lang", lang);
+    else this.wrap.removeAttribute("lang");
     this.wrap.dataset.mode = this.cfg.mode;
     this.wrap.style.setProperty("--rk-max", String(this.cfg.max));
     if (labels.list) this.list.setAttribute("aria-label", labels.list);
@@ -271,10 +275,14 @@ class RankingEditor {
       node.li.style.removeProperty("--rk-g");
       const text = on ? this.label("relevant") : this.label("not_relevant");
       if (node.toggle) {
+        // One label ("relevant: d7"); aria-pressed alone says whether it is. A label that also
+        // changed read "not relevant: d7, not pressed" (a double negative), and the visible
+        // words stay part of the name (WCAG 2.5.3).
+        const name = this.label("relevant");
         node.toggle.setAttribute("aria-pressed", on ? "true" : "false");
-        node.toggle.setAttribute("aria-label", `${text}: ${id}`);
+        node.toggle.setAttribute("aria-label", `${name}: ${id}`);
         node.toggleIcon.replaceChildren(icon(on ? "check" : "cross"));
-        node.toggleText.textContent = text;
+        node.toggleText.textContent = name;
       } else {
         node.badge.replaceChildren(icon(on ? "check" : "cross"), document.createTextNode(text));
         node.badge.classList.toggle("rk-on", on);
