@@ -172,7 +172,10 @@ def test_ap_exercise_feedback_names_the_mistake():
         list(ex.ranking), set(ex.relevant), ex.k)
     answer(at, key, f"{wrong:.3f}")
     assert E.check(ex, f"{wrong:.3f}").mistake == "ap_divided_by_retrieved_relevant"
-    assert feedback[:40] in alerts(at)
+    slip = mistakes.text("ap_divided_by_retrieved_relevant", "misconception", "en")
+    assert slip in alerts(at) and feedback[:40] not in alerts(at)   # named, with a hint
+    answer(at, key, f"{wrong:.3f}")
+    assert feedback[:40] in alerts(at)                               # then the full feedback
     answer(at, key, "abc")
     assert "isn't a number" in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
@@ -186,6 +189,8 @@ def test_mrr_exercise_feedback_names_the_mistake():
     at = run({"ex": str(seed), "exm": "mrr", "lang": "en"})
     wrong = mistakes.MEAN_MISTAKES["mrr"]["mrr_inverse_mean_rank"](
         [(list(r), set(g)) for r, g in ex.questions])
+    answer(at, f"mrr-ex-compute-mrr-{seed}-typed", f"{wrong:.3f}")
+    assert "Took 1 ÷ the average rank" in alerts(at)
     answer(at, f"mrr-ex-compute-mrr-{seed}-typed", f"{wrong:.3f}")
     assert "You took 1 ÷ the average rank" in alerts(at)
     widget(at, "selectbox", "mrr_exercise.exm.").set_value("ap").run()

@@ -490,7 +490,9 @@ def answer_form(key: str, label: str, placeholder: str, check: str) -> str | Non
     """A text box with a "check" button (Enter submits too). Returns the text last checked, or
     None before the first check; the verdict shown under it survives other widgets' reruns.
     Widget keys: ``<key>-form``, ``<key>-typed``; the checked text lives in ``<key>-checked``."""
-    with st.form(f"{key}-form", border=False):
+    # The box and its button on one row, on a phone too (columns would stack).
+    with st.form(f"{key}-form", border=False), st.container(
+            horizontal=True, vertical_alignment="bottom", key=f"{key}-row"):
         st.text_input(label, key=f"{key}-typed", placeholder=placeholder)
         if st.form_submit_button(check):
             st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")

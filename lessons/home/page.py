@@ -17,9 +17,12 @@ def card(entry: catalog.Entry) -> None:
     lesson = load_content(entry.folder, lang)
     number = catalog.lesson_number(entry)
     name = lesson.get("nav_title") or lesson.get("title", entry.url_path)
-    text = f"{t('lesson.number', n=number)} · {name}" if number else name
+    # Number and name isolated apart: one isolate around "3 · MRR" would read backwards.
+    text = layout.label(name)
+    if number:
+        text = f"{layout.label(t('lesson.number', n=number))} · {text}"
     with st.container(border=True, key=f"mz-card-{entry.url_path}"):
-        st.page_link(entry.script, label=layout.label(text), icon=entry.icon)
+        st.page_link(entry.script, label=text, icon=entry.icon)
         if lesson.get("summary"):
             layout.markdown(lesson["summary"])
 

@@ -104,15 +104,15 @@ def exercises(s: state.UrlState) -> None:
     words = c["exercise"]["labels"]
     panel = exercise_texts(lang)["labels"]
     shown = exercise_panel.measure_names(PRACTICE_METRICS)
-    cols = st.columns([2, 1, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(panel["metric"], PRACTICE_METRICS,
-                               index=PRACTICE_METRICS.index(s["m"]),
-                               format_func=shown.__getitem__, key=s.key("m"))
-    s.set(m=chosen)
-    layout.new_exercise_button(s, panel["new"], key="px-new", field="s", where=cols[1],
-                               width="stretch")
-    cols[2].button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
-                   icon=":material/trending_up:", key="px-next", width="stretch")
+    # One row that wraps (columns would stack into three rows on a phone).
+    with st.container(horizontal=True, vertical_alignment="bottom", key="px-pick"):
+        chosen = st.selectbox(panel["metric"], PRACTICE_METRICS,
+                              index=PRACTICE_METRICS.index(s["m"]),
+                              format_func=shown.__getitem__, key=s.key("m"))
+        s.set(m=chosen)
+        layout.new_exercise_button(s, panel["new"], key="px-new", field="s", width="content")
+        st.button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
+                  icon=":material/trending_up:", key="px-next", width="content")
     ex = generate(s["m"], s["s"], lang=lang)
     with st.container(border=True, key="px-box"):
         attempt = exercise_panel.show(ex, key=f"px-{ex.metric}-{ex.seed}")
@@ -363,9 +363,10 @@ def your_data() -> None:
 
 slot = st.container()  # the store is mounted here last, once this run recorded everything
 url = state.url_state(FOLDER, FIELDS)
-layout.lesson_header(c)
+# The exercises first: the page opens on something to do; how practice works comes after.
+SECTIONS = ("exercise", "predict", "cards", "myths", "quiz", "core_idea", "progress", "data")
+layout.lesson_header(c, sections=SECTIONS)
 storage_note()
-layout.section(c, "core_idea")
 with layout.section(c, "exercise"):
     exercises(url)
 with layout.section(c, "predict"):
@@ -376,6 +377,7 @@ with layout.section(c, "myths"):
     myth_deck()
 with layout.section(c, "quiz"):
     mixed_quiz()
+layout.section(c, "core_idea")
 with layout.section(c, "progress", body=False):
     progress_view()
 with layout.section(c, "data"):
