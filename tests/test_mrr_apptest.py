@@ -84,7 +84,7 @@ def test_question_picker_golden_set_and_returned_documents():
     widget(at, "button_group", "mrr.q.").set_value("q4").run()
     assert at.query_params["q"] == "q4"
     # add d2 to vector's q4 documents: it joins at rank 4, RR 0.25, recall@3 still 0
-    widget(at, "multiselect", "mrr.v3.").set_value(["d3", "d1", "d8", "d2"]).run()
+    widget(at, "button_group", "mrr.v3.").set_value(["d3", "d1", "d8", "d2"]).run()
     assert at.query_params["v"].split(".")[3] == "d3-d1-d8-d2"
     assert "| q4 | 0.25 | 1.00 | +0.75 |" in page_text(at)
     # make d1 relevant too for q4: golden {d1, d2}
@@ -94,7 +94,7 @@ def test_question_picker_golden_set_and_returned_documents():
     widget(at, "button_group", "mrr.g3.").set_value([]).run()
     assert "at least one relevant document" in alerts(at)
     assert at.query_params["g"].split(".")[3] == "d1-d2"
-    widget(at, "multiselect", "mrr.v3.").set_value([]).run()
+    widget(at, "button_group", "mrr.v3.").set_value([]).run()
     assert "at least one document" in alerts(at)
 
 

@@ -118,16 +118,17 @@ def interactive() -> None:
                 s.set(**{param: logic.replace(s[param], qi, new)})
             key = s.key(f"{param}{qi}")
             _sync(key, s[param][qi])
-            st.multiselect(layout.label(fill(labels["returned"], {"system": Markup(system)})),
-                           logic.POOL, key=key, on_change=_set_returned,
-                           args=(s, system, qi, key))
+            # Toggles, not a multi-select: each a 44 px target (a tag's remove cross is 15 px).
+            st.pills(layout.label(fill(labels["returned"], {"system": Markup(system)})),
+                     logic.POOL, selection_mode="multi", key=key, on_change=_set_returned,
+                     args=(s, system, qi, key))
 
     # The golden set under the rankings it marks (its callback has run before this script).
     gkey = s.key(f"g{qi}")
     _sync(gkey, s["g"][qi])
     st.pills(layout.label(fill(labels["golden"], {"q": Markup(s["q"])})), logic.POOL,
-             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey),
-             help=labels["golden_help"])
+             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey))
+    st.caption(layout.label(labels["golden_help"]))     # a tooltip never opens on a phone
     flash = st.session_state.pop("mrr-flash", None)
     if flash:
         st.warning(layout.label(labels[flash]))

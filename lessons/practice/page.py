@@ -335,8 +335,9 @@ def your_data() -> None:
     st.download_button(words["export"], data=pg.to_json(p, saved_at=now()),
                        file_name=f"mizan-progress-{today().isoformat()}.json",
                        mime="application/json", icon=":material/download:", key="pd-export")
-    upload = st.file_uploader(words["import"], type=["json"], help=words["import_help"],
-                              key="pd-import", max_upload_size=1, on_change=_on_upload)
+    upload = st.file_uploader(words["import"], type=["json"], key="pd-import",
+                              max_upload_size=1, on_change=_on_upload)
+    note(words["import_help"])              # under the box: a tooltip never opens on a phone
     if upload is not None:
         _on_upload()  # no-op when the callback already imported this file
         verdict, detail = st.session_state[_IMPORTED][upload.file_id]

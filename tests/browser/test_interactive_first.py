@@ -58,7 +58,10 @@ TARGETS_JS = """
   const walk = (root) => {
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) walk(el.shadowRoot);
-      if (!el.matches('button, a[href], [role=button]')) continue;
+      // A select box is one target: the box itself, not the unfocusable arrow inside it.
+      const select = el.matches('.react-aria-ComboBox > div');
+      if (!select && !el.matches('button, a[href], [role=button]')) continue;
+      if (!select && el.closest('.react-aria-ComboBox')) continue;
       const r = el.getBoundingClientRect();
       const cs = getComputedStyle(el);
       if (!r.width || !r.height || cs.visibility === 'hidden' || cs.display === 'none') continue;
