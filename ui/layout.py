@@ -65,6 +65,7 @@ __all__ = [
     "SECTION_ORDER",
     "Metric",
     "answer_block",
+    "chart",
     "columns_for",
     "flashcards",
     "formula",
@@ -77,6 +78,7 @@ __all__ = [
     "metric_row",
     "metrics_strip",
     "myths",
+    "presented_chart",
     "prose_html",
     "section",
     "section_anchor",
@@ -481,6 +483,44 @@ def columns_for(n: int, *, presenting: bool | None = None) -> Sequence[DeltaGene
     """``n`` equal columns (one column in the presenter view, where type is large)."""
     presenting = is_presenting() if presenting is None else presenting
     return [st.container()] * n if presenting else st.columns(n)
+
+
+# --- charts -----------------------------------------------------------------------------------
+
+PRESENT_CHART_PX = 20          # chart text readable from the back of a room
+_PRESENT_CHART_CONFIG = {
+    "axis": {"labelFontSize": PRESENT_CHART_PX, "titleFontSize": PRESENT_CHART_PX + 2},
+    "legend": {"labelFontSize": PRESENT_CHART_PX, "titleFontSize": PRESENT_CHART_PX,
+               "symbolSize": 160, "labelLimit": 0},
+    "text": {"fontSize": PRESENT_CHART_PX},
+    "title": {"fontSize": PRESENT_CHART_PX + 4},
+}
+
+
+def presented_chart(spec: Any) -> Any:
+    """A Vega-Lite spec for the projector: every text at least :data:`PRESENT_CHART_PX` px and
+    legends whole (no label limit). Marks and legends that set their own size or limit are
+    changed too, since their own setting wins over the config."""
+    if isinstance(spec, list):
+        return [presented_chart(part) for part in spec]
+    if not isinstance(spec, dict):
+        return spec
+    out = {key: presented_chart(value) for key, value in spec.items()}
+    if out.get("type") == "text" and "fontSize" in out:                 # a text mark
+        out["fontSize"] = max(out["fontSize"], PRESENT_CHART_PX)
+    if isinstance(out.get("legend"), dict):
+        out["legend"] = {**out["legend"], "labelLimit": 0}
+    if "$schema" in out:                                                # the top level
+        config = dict(out.get("config", {}))
+        for part, sizes in _PRESENT_CHART_CONFIG.items():
+            config[part] = {**config.get(part, {}), **sizes}
+        out["config"] = config
+    return out
+
+
+def chart(spec: dict[str, Any]) -> None:
+    """A Vega-Lite chart the page's width (larger text in the presenter view)."""
+    st.vega_lite_chart(presented_chart(spec) if is_presenting() else spec, width="stretch")
 
 
 # --- answers ----------------------------------------------------------------------------------

@@ -222,7 +222,7 @@ def interactive() -> None:
     with st.container(key="mrr-table"):
         layout.markdown(f"#### {labels['table_heading']}\n\n"
                         f"**{measure}** · `Δ = {labels['delta_axis']}`\n\n{deltas}")
-    st.vega_lite_chart(logic.deltas_chart(res, _chart_labels()), width="stretch")
+    layout.chart(logic.deltas_chart(res, _chart_labels()))
     paired_tests(res)
 
     with st.expander(layout.label(labels["glance"])):
@@ -294,8 +294,7 @@ def counter_example() -> None:
         text = layout.label(fill(cc[f"verdict_{verdict}"], {"losses": cmp.losses, "n": n}))
         {"hidden": st.warning, "higher": st.info, "clean": st.success,
          "lower": st.info}[verdict](text)
-        st.vega_lite_chart(logic.deltas_chart(res, _chart_labels("A", "B", "B − A")),
-                           width="stretch")
+        layout.chart(logic.deltas_chart(res, _chart_labels("A", "B", "B − A")))
         st.button(cc["reset"], on_click=s.reset, icon=":material/restart_alt:",
                   key="mrr-counter-reset")
 

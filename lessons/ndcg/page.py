@@ -235,18 +235,18 @@ def draw_charts(sc: logic.Scenario) -> None:
     top = layout.columns_for(2)
     with top[0]:
         layout.markdown(f"**{titles['discount']}**")
-        st.vega_lite_chart(logic.discount_chart(sc, words), width="stretch")
+        layout.chart(logic.discount_chart(sc, words))
     with top[1]:
         layout.markdown(f"**{titles['gain']}**")
-        st.vega_lite_chart(logic.gain_chart(sc, words), width="stretch")
+        layout.chart(logic.gain_chart(sc, words))
     layout.markdown(titles["caption_top"])
     bottom = layout.columns_for(2)
     with bottom[0]:
         layout.markdown(f"**{titles['cumulative']}**")
-        st.vega_lite_chart(logic.cumulative_chart(sc, words), width="stretch")
+        layout.chart(logic.cumulative_chart(sc, words))
     with bottom[1]:
         layout.markdown(f"**{titles['ndcg']}**")
-        st.vega_lite_chart(logic.ndcg_chart(sc, words), width="stretch")
+        layout.chart(logic.ndcg_chart(sc, words))
 
 
 def why_k(sc: logic.Scenario) -> None:

@@ -95,7 +95,7 @@ def interactive() -> None:
         layout.markdown(meanings, logic.counts(sc))
 
     layout.markdown(f"**{labels['chart_title']}**")
-    st.vega_lite_chart(logic.position_chart(sc, _chart_words()), width="stretch")
+    layout.chart(logic.position_chart(sc, _chart_words()))
     layout.markdown(labels["chart_caption"])
 
     with st.expander(layout.label(labels["missed"])):

@@ -347,12 +347,43 @@ def test_presenter_view_formulas_chips_and_top_buttons(browser, app_url, path, l
             .evaluate_all("els => els.map(e => parseFloat(getComputedStyle(e).fontSize))")
         assert sizes and min(sizes) >= 28, sizes
         assert page.locator(".mz-toc a").count() >= 5            # section chips, presenting too
+        chart_text = page.locator("[data-testid=stVegaLiteChart] svg text")
+        expect(chart_text.first).to_be_attached()
+        drawn = chart_text.evaluate_all(
+            "els => els.filter(e => e.textContent.trim())"
+            "          .map(e => [parseFloat(getComputedStyle(e).fontSize), e.textContent])")
+        assert min(size for size, _ in drawn) >= 20, drawn          # labels, titles, legends
+        assert not [text for _, text in drawn if "…" in text], "legends whole"
         for button in page.locator(".st-key-mz-presenter-bar button").all():
             b = button.bounding_box()
             assert b["y"] >= 0
             hit = page.evaluate("([x, y]) => document.elementFromPoint(x, y).closest('button')"
                                 "?.innerText", [b["x"] + b["width"] / 2, b["y"] + b["height"] / 2])
             assert hit and hit.strip() == button.inner_text().strip(), "nothing covers it"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_the_chart_toolbar_leaves_an_arabic_title_uncovered(browser, app_url, present):
+    context, page = open_page(browser, app_url, "/ndcg", f"lang=ar&present={present}", LAPTOP)
+    try:
+        chart = page.locator("[data-testid=stElementContainer]"
+                             ":has([data-testid=stVegaLiteChart])").first
+        chart.scroll_into_view_if_needed()
+        page.mouse.wheel(0, -200)
+        chart.hover()
+        toolbar = chart.locator("[data-testid=stElementToolbar]")
+        expect(toolbar).to_be_visible()
+        title = chart.locator("xpath=preceding-sibling::*[1]//p").first   # "ما تُبقيه كل مرتبة"
+        expect(title).to_have_text(ARABIC)
+        t, h = toolbar.bounding_box(), title.evaluate(
+            "e => { const r = document.createRange(); r.selectNodeContents(e);"
+            "       const b = r.getBoundingClientRect();"
+            "       return {x: b.x, y: b.y, width: b.width, height: b.height}; }")
+        apart = (t["x"] + t["width"] <= h["x"] or h["x"] + h["width"] <= t["x"]
+                 or t["y"] + t["height"] <= h["y"] or h["y"] + h["height"] <= t["y"])
+        assert apart, (t, h)
     finally:
         context.close()
 
