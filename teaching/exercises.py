@@ -16,6 +16,7 @@ API::
                                            # "percent_not_fraction" or "wrong_unknown"
     steps(ex, lang)                        # [Step(key, values, formula)], the right working
     feedback(ex, attempt, lang)            # targeted feedback (Markdown, placeholders filled)
+    first_try_feedback(ex, attempt, lang)  # a first wrong answer: the mistake named, a hint
     mistake_values(ex)                     # {mistake id: [wrong values]} that differ here
     ex = predict_exercise(seed)            # Exercise(kind="predict"): swap two ranks, up or down?
     check(ex, "up") / check(ex, "down:large") / check_prediction(ex, "same", None)
@@ -52,10 +53,12 @@ from teaching.cases import (
     question_list,
 )
 from teaching.working import (
+    FORM_SLIPS,
     feedback,
     feedback_key,
     feedback_text,
     feedback_values,
+    first_try_feedback,
     scopes,
     steps,
     texts,
@@ -63,11 +66,12 @@ from teaching.working import (
 from text import i18n
 
 __all__ = [
-    "AMBIGUOUS", "HEADLINE", "INTENT_VERDICT", "LARGE_CHANGE", "MAX_SEED", "PRACTICE_METRICS",
-    "PREDICT_DIRECTIONS", "PREDICT_METRICS", "PREDICT_SIZES", "Attempt", "Exercise", "Step",
-    "check", "check_prediction", "chosen", "doc_order", "faithfulness_report", "feedback",
-    "feedback_key", "feedback_text", "feedback_values", "generate", "mistake_ids",
-    "mistake_values", "pick", "predict_exercise", "scopes", "steps", "texts",
+    "AMBIGUOUS", "FORM_SLIPS", "HEADLINE", "INTENT_VERDICT", "LARGE_CHANGE", "MAX_SEED",
+    "PRACTICE_METRICS", "PREDICT_DIRECTIONS", "PREDICT_METRICS", "PREDICT_SIZES", "Attempt",
+    "Exercise", "Step", "check", "check_prediction", "chosen", "doc_order", "faithfulness_report",
+    "feedback", "feedback_key", "feedback_text", "feedback_values", "first_try_feedback",
+    "generate", "mistake_ids", "mistake_values", "pick", "predict_exercise", "scopes", "steps",
+    "texts",
 ]
 
 PRACTICE_METRICS = measures.keys()

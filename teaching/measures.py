@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = ["FAMILIES", "MEASURES", "Measure", "family", "keys", "name"]
+__all__ = ["FAMILIES", "MEASURES", "Measure", "family", "keys", "name", "words"]
 
 FAMILIES = ("binary", "ap", "mrr", "graded", "faithfulness")
 DEFAULT_TOLERANCE = 0.005
@@ -28,6 +28,9 @@ class Measure:
     headline: frozenset[str]      # mistakes each of its exercises must be able to show
     registry: str | None = None   # the metrics registry measure behind it ("nDCG")
     mean_label: str | None = None  # the name of its mean over questions ("MRR" for RR)
+    # its name in words by language («الاستدعاء»), and its mean's ("Mean reciprocal rank")
+    words: Mapping[str, str] = field(default_factory=dict, hash=False)
+    mean_words: Mapping[str, str] = field(default_factory=dict, hash=False)
 
     def name(self, k: int | None = None, *, mean: bool = False) -> str:
         """``"nDCG@5"``; ``"MAP@3"`` for AP's mean; ``"MRR"``: the label, ``@k`` when given."""
@@ -44,7 +47,8 @@ def _load() -> dict[str, Measure]:
         out[key] = Measure(key, spec["label"], spec["family"],
                            float(spec.get("tolerance", DEFAULT_TOLERANCE)),
                            frozenset(spec["headline"]), spec.get("registry"),
-                           spec.get("mean_label"))
+                           spec.get("mean_label"), MappingProxyType(dict(spec.get("name", {}))),
+                           MappingProxyType(dict(spec.get("mean_name", {}))))
     return out
 
 
@@ -63,3 +67,12 @@ def family(key: str) -> str:
 def name(key: str, k: int | None = None, *, mean: bool = False) -> str:
     """How a page writes measure ``key``: ``name("precision", 3)`` → ``"precision@3"``."""
     return MEASURES[key].name(k, mean=mean)
+
+
+def words(key: str, lang: str, *, mean: bool = False) -> str:
+    """Measure ``key``'s name in words in ``lang`` («الاستدعاء», "Recall"), written beside its
+    label; ``mean``: the name of its mean over questions when it has one ("Mean reciprocal
+    rank"). English when ``lang`` has none."""
+    m = MEASURES[key]
+    table = m.mean_words if mean and m.mean_words else m.words
+    return table.get(lang) or table.get("en", "")

@@ -26,8 +26,12 @@ from teaching.cases import (
 )
 from text import i18n
 
-__all__ = ["feedback", "feedback_key", "feedback_text", "feedback_values", "scopes", "steps",
-           "texts"]
+__all__ = ["FORM_SLIPS", "feedback", "feedback_key", "feedback_text", "feedback_values",
+           "first_try_feedback", "scopes", "steps", "texts"]
+
+#: Mistakes of form, not of method (the right value written as a percentage): the full
+#: feedback at once, since the learner already has the number.
+FORM_SLIPS = frozenset({"percent_not_fraction"})
 
 
 # --- the values the texts quote -------------------------------------------------------------------
@@ -273,3 +277,22 @@ def feedback(ex: Exercise, attempt: Attempt, lang: str | None = None) -> str:
     this case's numbers (Markdown with placeholders filled; render with ``layout.markdown``)."""
     return i18n.fill(feedback_text(ex, feedback_key(ex, attempt), lang),
                      feedback_values(ex, lang))
+
+
+def first_try_feedback(ex: Exercise, attempt: Attempt, lang: str | None = None) -> str:
+    """The feedback on a first wrong answer: it names the mistake (the catalogue's
+    ``misconception`` line) and gives the measure's hint, but not the right number, so that a
+    second try is the learner's own work. An unknown mistake gets the scope's verdict, which
+    is already a hint."""
+    key = feedback_key(ex, attempt)
+    values = feedback_values(ex, lang)
+    words = texts(lang)["first_try"]
+    slip = mistakes.text(key, "misconception", lang) if key != "wrong_unknown" else None
+    if not slip:
+        return i18n.fill(feedback_text(ex, key, lang), values)
+    parts = [f"**{words['not_yet']}** {words['known_slip']} {slip}"]
+    hint = _scoped(words["hint"], ex)
+    if hint:
+        parts.append(hint)
+    parts.append(words["try_again"])
+    return i18n.fill("\n\n".join(parts), values)

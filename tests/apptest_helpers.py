@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -28,3 +29,20 @@ def alert_text(at: AppTest) -> str:
     """Every error, success, warning and info message, without the renderer's bidi isolates."""
     return bidi.strip_bidi_controls(
         "\n".join(str(a.value) for a in [*at.error, *at.success, *at.warning, *at.info]))
+
+
+_STRIP_CELL = re.compile(r'data-key="([^"]+)">.*?class="mz-metric-value"><bdi dir="ltr">([^<]*)<'
+                         r'.*?class="mz-metric-change">(.*?)</div>')
+
+
+def strip_html(at: AppTest) -> str:
+    """The metrics strip's HTML (layout.metrics_strip: one markdown element)."""
+    return next(str(m.value) for m in at.markdown if 'class="mz-strip"' in str(m.value))
+
+
+def strip_values(at: AppTest) -> dict[str, tuple[str, str]]:
+    """Each number of the strip by its key: ``{"ndcg": ("0.9724", "")}``, the second part the
+    change shown since the last edit (``"0.9724 → 0.9778"``, empty when it did not change).
+    Grouped strips (a row per system) repeat keys: the last row wins."""
+    return {key: (value, re.sub(r"<[^>]+>|&nbsp;", "", change).strip())
+            for key, value, change in _STRIP_CELL.findall(strip_html(at))}

@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from teaching import exercises as E
+from teaching import mistakes
 from tests.apptest_helpers import ROOT, alert_text, open_lesson
 from text import bidi
 
@@ -62,18 +63,29 @@ def test_wrong_then_right(metric, seed, lang):
     wrong = f"{values[0]:.4f}"
     attempt = E.check(ex, wrong)
     assert attempt.status == "wrong" and attempt.mistake in E.mistake_ids(metric)
+    steps_heading = E.texts(lang)["labels"]["steps"]
     submit(at, ex, wrong)
-    assert plain(E.feedback(ex, attempt, lang)) in plain(str(at.error[0].value))
+    # A first wrong answer names the mistake and gives a hint; the full feedback (with the
+    # right number) and the working wait for a second one.
+    first = plain(str(at.error[0].value))
+    assert plain(E.first_try_feedback(ex, attempt, lang)) in first
+    assert plain(mistakes.text(attempt.mistake, "misconception", lang)) in first
+    assert plain(E.feedback(ex, attempt, lang)) not in first
+    assert steps_heading not in shown(at)          # only behind "show the solution"
     assert reports(at) == [f"wrong:{attempt.mistake}"]
 
     at.button(key="ex-rerun").click().run()                  # another widget's rerun
     assert reports(at) == [f"wrong:{attempt.mistake}"]       # not reported twice
     assert at.error, "the verdict stays shown"
 
+    submit(at, ex, wrong)
+    assert plain(E.feedback(ex, attempt, lang)) in plain(str(at.error[0].value))
+    assert steps_heading in shown(at)                          # the working, after two tries
+    assert reports(at) == [f"wrong:{attempt.mistake}"] * 2
+
     submit(at, ex, f"{ex.answer:.2f}")
     assert at.success and not at.error
-    assert reports(at) == [f"wrong:{attempt.mistake}", "correct:None"]
-    steps_heading = E.texts(lang)["labels"]["steps"]
+    assert reports(at) == [f"wrong:{attempt.mistake}"] * 2 + ["correct:None"]
     assert steps_heading in shown(at)                          # the working, shown at once
     first_step = E.steps(ex)[0]
     if first_step.formula:
@@ -110,7 +122,14 @@ def test_predict_reveals_before_and_after(lang):
     next(b for b in at.button if b.form_id == f"{base}-form").click().run()
     assert not at.exception
     assert reports(at) == ["wrong:predict_wrong_direction"]
-    assert plain(E.feedback(ex, E.check(ex, wrong), lang)) in plain(str(at.error[0].value))
+    # first wrong: the slip named, the before/after not yet given away
+    first = plain(str(at.error[0].value))
+    assert plain(E.first_try_feedback(ex, E.check(ex, wrong), lang)) in first
+    assert plain(E.feedback(ex, E.check(ex, wrong), lang)) not in first
+    # the reveal waits behind "show the solution" (an expander: rendered, but closed)
+    solution = next(e for e in at.expander if E.texts(lang)["labels"]["solution"] in e.label)
+    assert E.steps(ex)[1].formula in "\n".join(str(m.value) for m in solution.markdown)
+    assert shown(at).count(E.steps(ex)[1].formula) == 1
     at.radio(key=f"{base}-direction").set_value(ex.direction)
     at.radio(key=f"{base}-size").set_value(ex.size)
     next(b for b in at.button if b.form_id == f"{base}-form").click().run()

@@ -83,9 +83,8 @@ def test_question_picker_golden_set_and_returned_documents():
     at = run({"lang": "en"})
     widget(at, "button_group", "mrr.q.").set_value("q4").run()
     assert at.query_params["q"] == "q4"
-    # add d2 to vector's q4 documents: it joins at rank 4, outside the top 3: RR@3 and
-    # recall@3 still 0
-    widget(at, "multiselect", "mrr.v3.").set_value(["d3", "d1", "d8", "d2"]).run()
+    # add d2 to vector's q4 documents: it joins at rank 4, RR 0.25, recall@3 still 0
+    widget(at, "button_group", "mrr.v3.").set_value(["d3", "d1", "d8", "d2"]).run()
     assert at.query_params["v"].split(".")[3] == "d3-d1-d8-d2"
     assert "| q4 | 0.00 | 1.00 | +1.00 |" in page_text(at)
     # make d1 relevant too for q4: golden {d1, d2}
@@ -95,7 +94,7 @@ def test_question_picker_golden_set_and_returned_documents():
     widget(at, "button_group", "mrr.g3.").set_value([]).run()
     assert "at least one relevant document" in alerts(at)
     assert at.query_params["g"].split(".")[3] == "d1-d2"
-    widget(at, "multiselect", "mrr.v3.").set_value([]).run()
+    widget(at, "button_group", "mrr.v3.").set_value([]).run()
     assert "at least one document" in alerts(at)
 
 
@@ -173,7 +172,10 @@ def test_ap_exercise_feedback_names_the_mistake():
         list(ex.ranking), set(ex.relevant), ex.k)
     answer(at, key, f"{wrong:.3f}")
     assert E.check(ex, f"{wrong:.3f}").mistake == "ap_divided_by_retrieved_relevant"
-    assert feedback[:40] in alerts(at)
+    slip = mistakes.text("ap_divided_by_retrieved_relevant", "misconception", "en")
+    assert slip in alerts(at) and feedback[:40] not in alerts(at)   # named, with a hint
+    answer(at, key, f"{wrong:.3f}")
+    assert feedback[:40] in alerts(at)                               # then the full feedback
     answer(at, key, "abc")
     assert "isn't a number" in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
@@ -187,6 +189,8 @@ def test_mrr_exercise_feedback_names_the_mistake():
     at = run({"ex": str(seed), "exm": "mrr", "lang": "en"})
     wrong = mistakes.MEAN_MISTAKES["mrr"]["mrr_inverse_mean_rank"](
         [(list(r), set(g)) for r, g in ex.questions])
+    answer(at, f"mrr-ex-compute-mrr-{seed}-typed", f"{wrong:.3f}")
+    assert "Took 1 ÷ the average rank" in alerts(at)
     answer(at, f"mrr-ex-compute-mrr-{seed}-typed", f"{wrong:.3f}")
     assert "You took 1 ÷ the average rank" in alerts(at)
     widget(at, "selectbox", "mrr_exercise.exm.").set_value("ap").run()

@@ -10,7 +10,7 @@ import metrics
 from lessons.ndcg import logic
 from teaching import exercises as E
 from tests.apptest_helpers import alert_text as alerts
-from tests.apptest_helpers import open_lesson
+from tests.apptest_helpers import open_lesson, strip_html, strip_values
 from text.i18n import load_content
 
 PAGE = "lessons/ndcg/page.py"
@@ -34,13 +34,12 @@ def text(at: AppTest) -> str:
 
 
 def cards(at: AppTest) -> str:
-    """The metric cards' HTML (one markdown element)."""
-    return next(str(m.value) for m in at.markdown if "mz-metrics" in str(m.value))
+    """The metrics strip's HTML (one markdown element)."""
+    return strip_html(at)
 
 
 def ndcg_card(at: AppTest) -> str:
-    html = cards(at)
-    return html.rsplit('<bdi dir="ltr">', 1)[1].split("<", 1)[0]
+    return strip_values(at)["ndcg"][0]
 
 
 def by_key(widgets, prefix: str):
@@ -233,7 +232,10 @@ def test_exercise_feedback_names_the_ideal_pitfall():
     at = run({"ex": str(seed), "exm": "ndcg", "lang": "en"})
     key = f"ndcg-ex-compute-ndcg-{seed}-typed"
     wrong = metrics.ndcg(list(ex.ranking), ex.qrels, ex.k, ideal="retrieved")
-    answer(at, key, f"{wrong:.3f}")
+    answer(at, key, f"{wrong:.3f}")     # first: the mistake named, a hint, no answer
+    assert "Built the ideal ordering from the retrieved list only" in alerts(at)
+    assert f"{ex.answer:.2f}" not in alerts(at)
+    answer(at, key, f"{wrong:.3f}")     # second: the full feedback
     assert "You built the ideal ordering from the retrieved list only" in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")
     assert at.success

@@ -30,10 +30,15 @@ def test_opens_on_the_seed_example(lang):
     at = run({"lang": lang})
     page = text(at)
     for formula in ("recall@3 = 1 / 2 = 0.50", "precision@3 = 1 / 3 = 0.33",
-                    "HitRate@3 = [1 > 0] = 1.00", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
+                    "HitRate@3 = 1.00", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
                     "RR@3 = 1 / 2 = 0.50"):
         assert formula in page
+    assert "[1 > 0]" not in page          # HitRate in words, not in Iverson brackets
     content = load_content("recall_precision", lang)
+    assert content["interactive"]["hit_yes"].split("{{")[0] in page
+    # it opens on the interactive: the lead, then the ranking, before the long explanation
+    lead = page.index(content["interactive"]["lead"].strip()[:30])
+    assert lead < page.index('id="mz-try-it"') < page.index('id="mz-core-idea"')
     for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
         assert content[key]["heading"] in page
     assert f'dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}"' in page
@@ -101,6 +106,12 @@ def test_exercise_feedback_names_the_mistake():
     at = run({"ex": str(seed), "exm": "precision", "lang": "en"})
     key = f"recall_precision-ex-compute-precision-{seed}-typed"
     wrong = facts.hits / facts.retrieved
+    # A first wrong answer names the mistake and gives a hint, not the answer...
+    answer(at, key, f"{wrong:.3f}")
+    slip = mistakes.text("precision_divided_by_retrieved", "misconception", "en")
+    assert slip in alerts(at)
+    assert feedback.split("(")[0].strip()[:40] not in alerts(at)
+    # ...a second one gets the full feedback, with the working.
     answer(at, key, f"{wrong:.3f}")
     assert feedback.split("(")[0].strip()[:40] in alerts(at)
     answer(at, key, f"{ex.answer:.2f}")

@@ -63,15 +63,12 @@ def test_home_in_both_languages(lang):
 
 def test_home_lists_available_lessons_in_catalog_order():
     at = run_app()
-    text = all_markdown(at)
-    titles = [  # as the card draws them: escaped, Latin runs (e.g. "RR") isolated
-        bidi.isolate(bidi.escape_html(load_content(e.folder, "ar")["title"]), "ar")
-        for e in catalog.available()
-        if e.kind == "lesson"
-    ]
-    positions = [text.find(title) for title in titles if title]
-    assert all(p >= 0 for p in positions)
-    assert positions == sorted(positions)
+    links = [bidi.strip_bidi_controls(link.proto.label) for link in at.get("page_link")]
+    lessons = [e for e in catalog.available() if e.kind == "lesson"]
+    for n, (entry, link) in enumerate(zip(lessons, links, strict=False), start=1):
+        content = load_content(entry.folder, "ar")  # each card opens with its link
+        assert link == f"الدرس {n} · {content.get('nav_title') or content['title']}"
+    assert len(links) >= len(lessons)
 
 
 def test_arabic_prose_isolates_formulas():

@@ -83,3 +83,34 @@ def test_a_link_opens_its_lesson_with_the_fields_it_reads(folder):
     for key, raw in params.items():
         value = link.FIELDS[key].parse(raw)
         assert link.FIELDS[key].serialize(value) == raw
+
+
+def test_a_presented_chart_has_large_text_and_whole_legends():
+    from lessons.ndcg import logic as ndcg
+    from text.i18n import load_content
+    from ui import layout
+
+    words = load_content("ndcg", "en")["try_it"]["chart"]
+    spec = ndcg.gain_chart(ndcg.Scenario(), words)
+    shown = layout.presented_chart(spec)
+    assert spec == ndcg.gain_chart(ndcg.Scenario(), words), "the page's own spec is untouched"
+
+    def parts(node, found):
+        if isinstance(node, dict):
+            found.append(node)
+            for value in node.values():
+                parts(value, found)
+        elif isinstance(node, list):
+            for value in node:
+                parts(value, found)
+        return found
+
+    before, after = parts(spec, []), parts(shown, [])
+    assert any(p.get("type") == "text" and p.get("fontSize", 99) < 20 for p in before)
+    assert all(p["fontSize"] >= 20 for p in after if p.get("type") == "text" and "fontSize" in p)
+    assert any("legend" in p for p in before)
+    assert all(p["legend"]["labelLimit"] == 0 for p in after if isinstance(p.get("legend"), dict))
+    config = shown["config"]
+    assert config["view"] == spec["config"]["view"]                   # kept
+    assert config["axis"]["labelFontSize"] >= 20 and config["legend"]["labelFontSize"] >= 20
+    assert config["text"]["fontSize"] >= 20 and config["legend"]["labelLimit"] == 0

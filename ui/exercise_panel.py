@@ -12,11 +12,13 @@ A lesson's "try it yourself" is one call (a fragment; its measure and seed live 
     attempt = exercise_panel.show(ex, key="practice")
     exercise_panel.record(ex, attempt)   # counts in the learner's progress, once per answer
 
-``show`` draws the case (the ranking as a table, documents as code, grades visible; MRR's
-questions; the faithfulness source and answer), the question, the answer form, the targeted
-feedback for the last answer, and the right working: shown at once after a correct answer,
-otherwise behind "show the solution" (in the presenter view, always behind a reveal toggle).
-A predict exercise asks up/down/same and a rough size, then reveals before and after.
+``show`` draws the case (the ranking as a compact table, documents as code, grades visible;
+MRR's questions; the faithfulness source and answer), the question and the answer box — on one
+phone screen — then the feedback in two steps: a first wrong answer names the mistake and gives
+a hint (``first_try_feedback``: no number of the answer), a second one gets the full feedback
+and the working. The working is shown at once after a correct answer, and is always one click
+away behind "show the solution" (in the presenter view, behind a reveal toggle). A predict
+exercise asks up/down/same and a rough size, then reveals before and after the same way.
 
 Session keys start with ``f"{key}-{ex.kind}-{ex.metric}-{ex.seed}"``, so a new exercise under
 the same ``key`` starts clean.
@@ -33,6 +35,7 @@ import streamlit as st
 from runtime import local_store, state
 from teaching import progress
 from teaching.exercises import (
+    FORM_SLIPS,
     MAX_SEED,
     PRACTICE_METRICS,
     PREDICT_DIRECTIONS,
@@ -44,6 +47,7 @@ from teaching.exercises import (
     doc_order,
     feedback,
     feedback_values,
+    first_try_feedback,
     pick,
     steps,
     texts,
@@ -98,14 +102,14 @@ def lesson_exercise(folder: str, measures: Sequence[str]) -> None:
     words = texts()["labels"]
     options = ("any", *measures)
     names = measure_names(options)
-    cols = st.columns([2, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(layout.label(words["metric"]), options,
-                               index=options.index(s["exm"]), format_func=names.__getitem__,
-                               key=s.key("exm"))
-    if s.set(exm=chosen):
-        state.new_seed(s)
-    layout.new_exercise_button(s, words["new"], key=f"{folder}-ex-new", where=cols[1],
-                               width="stretch")
+    # One row, on a phone too (columns would stack): the measure, then the dice.
+    with st.container(horizontal=True, vertical_alignment="bottom", key=f"{folder}-ex-pick"):
+        chosen = st.selectbox(layout.label(words["metric"]), options,
+                              index=options.index(s["exm"]), format_func=names.__getitem__,
+                              key=s.key("exm"))
+        if s.set(exm=chosen):
+            state.new_seed(s)
+        layout.new_exercise_button(s, words["new"], key=f"{folder}-ex-new", width="content")
     ex = pick(measures, s["exm"], s["ex"], lang=current_lang())
     if record(ex, show(ex, key=f"{folder}-ex")):
         st.rerun()   # the shell saves progress after a full run, not after a fragment's
@@ -193,6 +197,23 @@ def _faithfulness_case(ex: Exercise, words: Mapping[str, str], question: str,
 
 def _record(base: str, attempt: Attempt, typed: str) -> None:
     st.session_state[f"{base}-attempt"] = (typed, attempt)
+    if attempt.status == "wrong":
+        st.session_state[f"{base}-wrong"] = st.session_state.get(f"{base}-wrong", 0) + 1
+
+
+def _verdict(ex: Exercise, base: str) -> tuple[Attempt | None, bool]:
+    """Show the feedback on the last answer. Returns it, and whether the working is due: after
+    a right answer, or a second wrong one (a first wrong answer gets the mistake named and a
+    hint, not the number)."""
+    last = st.session_state.get(f"{base}-attempt")
+    if last is None:
+        return None, False
+    attempt = last[1]
+    full = (attempt.status != "wrong" or attempt.mistake in FORM_SLIPS
+            or st.session_state.get(f"{base}-wrong", 0) >= 2)
+    text = feedback(ex, attempt) if full else first_try_feedback(ex, attempt)
+    layout.verdict_message(attempt.status, text)
+    return attempt, full and attempt.status != "not_a_number"
 
 
 def _compute(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | None:
@@ -205,12 +226,8 @@ def _compute(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | Non
         st.session_state.pop(f"{base}-checked", None)
         new = check(ex, typed)
         _record(base, new, typed)
-    last = st.session_state.get(f"{base}-attempt")
-    if last is not None:
-        attempt = last[1]
-        layout.verdict_message(attempt.status, feedback(ex, attempt))
-    solved = last is not None and last[1].status == "correct"
-    _solution(ex, base, words, open_now=solved)
+    _, due = _verdict(ex, base)
+    _solution(ex, base, words, open_now=due)
     return new
 
 
@@ -253,13 +270,7 @@ def _predict(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | Non
         if st.form_submit_button(words["predict_check"]):
             new = check_prediction(ex, direction, size)
             _record(base, new, f"{direction}:{size}")
-    last = st.session_state.get(f"{base}-attempt")
-    if last is None:
-        return new
-    attempt = last[1]
-    layout.verdict_message(attempt.status, feedback(ex, attempt))
-    if attempt.status == "not_a_number":
-        return new
+    attempt, due = _verdict(ex, base)
 
     def reveal() -> None:
         v = feedback_values(ex)
@@ -268,8 +279,8 @@ def _predict(ex: Exercise, base: str, words: Mapping[str, str]) -> Attempt | Non
                            (f"{name} ({words['after']})", fmt_num(v["after"]))])
         layout.markdown(_steps_markdown(ex))
 
-    if layout.is_presenting():
-        layout.answer_block(f"{base}-reveal", reveal)
-    else:
+    if due and not layout.is_presenting():
         reveal()
+    elif attempt is not None and attempt.status != "not_a_number":
+        layout.answer_block(f"{base}-reveal", reveal, label=words["solution"])
     return new

@@ -38,6 +38,7 @@ import functools
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import ContextDecorator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from runtime import catalog, state
+from teaching import measures
 from text import bidi
 from text.i18n import (
     Markup,
@@ -58,11 +60,15 @@ from text.i18n import (
 )
 
 __all__ = [
+    "INTERACTIVE_FIRST",
     "PRESENT_STATE",
     "SECTION_ORDER",
+    "Metric",
     "answer_block",
+    "chart",
     "columns_for",
     "flashcards",
+    "formula",
     "friendly_errors",
     "is_presenting",
     "label",
@@ -70,7 +76,9 @@ __all__ = [
     "markdown",
     "metric_card",
     "metric_row",
+    "metrics_strip",
     "myths",
+    "presented_chart",
     "prose_html",
     "section",
     "section_anchor",
@@ -82,6 +90,16 @@ SECTION_ORDER: tuple[str, ...] = (
     "core_idea",
     "worked_example",
     "try_it",
+    "myths",
+    "exercise",
+    "cards",
+    "quiz",
+)
+# A lesson that opens on its interactive: the live part first, then the explanation.
+INTERACTIVE_FIRST: tuple[str, ...] = (
+    "try_it",
+    "core_idea",
+    "worked_example",
     "myths",
     "exercise",
     "cards",
@@ -158,9 +176,17 @@ def _heading_html(text: str, key: str, lang: str, level: int = 2) -> str:
 # --- lesson structure ----------------------------------------------------------------------
 
 
-def lesson_header(content: Mapping[str, Any], folder: str | None = None) -> None:
-    """Title (h1), the one-line summary and links to the sections the lesson has; above the
-    title, "Lesson n" when ``folder`` is a numbered lesson of the catalogue."""
+def lesson_header(
+    content: Mapping[str, Any],
+    folder: str | None = None,
+    *,
+    sections: Sequence[str] = SECTION_ORDER,
+) -> None:
+    """Title (h1), above it "Lesson n" when ``folder`` is a numbered lesson of the catalogue,
+    then the section chips (``sections`` in the order the page draws them, those with a
+    heading; in the presenter view too) and the lead: ``interactive.lead`` (the core idea in
+    two or three sentences, for a page that opens on its interactive) or else the summary."""
+    lesson_css("lesson")
     number = catalog.number_of(folder) if folder else None
     lang = current_lang()
     title = bidi.isolate(bidi.escape_html(content.get("title", "")), lang, digits=current_digits())
@@ -170,29 +196,25 @@ def lesson_header(content: Mapping[str, Any], folder: str | None = None) -> None
     links = [
         f'<a href="#{section_anchor(key)}">'
         f"{bidi.isolate(bidi.escape_html(content[key]['heading']), lang)}</a>"
-        for key in SECTION_ORDER
+        for key in sections
         if isinstance(content.get(key), Mapping) and content[key].get("heading")
     ]
     nav = ""
-    if links and not is_presenting():
+    if links:
         nav = (
             f'<nav class="mz-toc" aria-label="{bidi.escape_html(t("lesson.contents"))}">'
             + " ".join(links)
             + "</nav>"
         )
-    summary = content.get("summary", "")
     st.markdown(
         f'<div class="mz-prose mz-header" dir="{direction(lang)}" lang="{lang}">{kicker}'
-        f'<h1 class="mz-title">{title}</h1></div>',
+        f'<h1 class="mz-title">{title}</h1>{nav}</div>',
         unsafe_allow_html=True,
     )
-    if summary:
-        markdown(summary)
-    if nav:
-        st.markdown(
-            f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}">{nav}</div>',
-            unsafe_allow_html=True,
-        )
+    lead = content.get("interactive", {}).get("lead") or content.get("summary", "")
+    if lead:
+        st.markdown(prose_html(lead.strip(), lang=lang, cls="mz-prose mz-lead"),
+                    unsafe_allow_html=True)
 
 
 def section(
@@ -326,6 +348,111 @@ def metric_row(
     )
 
 
+@dataclass(frozen=True)
+class Metric:
+    """One number of a metrics strip. ``key`` identifies it across edits (its change is shown
+    against the value it had under the same key); ``name`` is the measure in words in the
+    page's language, ``symbol`` its Latin symbol (``"recall@3"``)."""
+
+    key: str
+    name: str
+    symbol: str
+    value: float | None
+    decimals: int = 2
+
+
+def measure(key: str, value: float | None, *, k: int | None = None, mean: bool = False,
+            decimals: int = 2, ident: str | None = None) -> Metric:
+    """A :class:`Metric` named from the one place measure names live (``teaching.measures``):
+    ``measure("recall", 0.5, k=3)`` is «الاستدعاء recall@3» on an Arabic page."""
+    return Metric(ident or key, measures.words(key, current_lang(), mean=mean),
+                  measures.name(key, k, mean=mean), value, decimals)
+
+
+def _strip_state(key: str, values: dict[str, str]) -> dict[str, Any]:
+    """Remember the last two different sets of values: what each number was before the last
+    change, which numbers that change touched, and how many changes there have been."""
+    memory = st.session_state.setdefault(f"mz-strip-{key}", {"values": values, "before": {},
+                                                                "changed": (), "seq": 0})
+    if memory["values"] != values:
+        before = memory["values"]
+        memory.update(before=before, values=values, seq=memory["seq"] + 1,
+                      changed=tuple(k for k, v in values.items() if k in before
+                                    and before[k] != v))
+    return memory
+
+
+def metrics_strip(key: str, groups: Sequence[tuple[str | None, Sequence[Metric]]], *,
+                  corner: str = "", where: Any = None) -> None:
+    """The numbers of an interactive in one strip that stays in view (sticky) while the
+    learner drags, edits or moves k. Each number that the last edit changed shows the change
+    (``0.50 → 1.00``) and is marked for a moment (a static mark under reduced motion).
+
+    ``groups``: ``[(None, [Metric, ...])]`` for one row of cards (lesson 2), or one row per
+    system, ``[("vector", [...]), ("hybrid", [...])]``, with the same measures in each: a small
+    table whose head names the measures once and whose top corner shows ``corner`` (lesson 3:
+    the question). ``where``: a placeholder drawn earlier (``st.empty()``), so the strip can
+    sit above the editor that feeds it."""
+    lang = current_lang()
+    shown = {f"{label or ''}|{m.key}": fmt_num(m.value, m.decimals) if m.value is not None
+             else "—" for label, row in groups for m in row}
+    memory = _strip_state(key, shown)
+    before, changed = memory["before"], set(memory["changed"])
+    flash = f"mz-flash-{memory['seq'] % 2}"
+    table = any(label is not None for label, _ in groups)
+    rows, spoken = [], []
+    if table and groups:
+        head = [f'<div class="mz-strip-group">{_isolated(corner, lang)}</div>']
+        head += [f'<div class="mz-strip-name">{_metric_name_html(m)}</div>' for m in groups[0][1]]
+        rows.append(_strip_row(head, len(groups[0][1]), "mz-strip-head", hidden=True))
+    for label, row in groups:
+        cells = [f'<div class="mz-strip-group">{_isolated(label, lang)}</div>'] if table else []
+        for m in row:
+            ident = f"{label or ''}|{m.key}"
+            now = shown[ident]
+            change, cls = "&nbsp;", "mz-metric mz-strip-cell"
+            if ident in changed:
+                change = (f'<bdi dir="ltr">{bidi.escape_html(before[ident])} → '
+                          f"{bidi.escape_html(now)}</bdi>")
+                cls += f" mz-changed {flash}"
+                spoken.append(f"{label + ' ' if label else ''}{m.symbol}: {before[ident]} → {now}")
+            label_cls = "mz-metric-label mz-sr" if table else "mz-metric-label"
+            group = f"{bidi.escape_html(label)} " if table and label else ""
+            cells.append(
+                f'<div class="{cls}" data-key="{bidi.escape_html(m.key)}">'
+                f'<div class="{label_cls}">{group}{_metric_name_html(m)}</div>'
+                f'<div class="mz-metric-value"><bdi dir="ltr">{bidi.escape_html(now)}</bdi></div>'
+                f'<div class="mz-metric-change">{change}</div></div>')
+        rows.append(_strip_row(cells, len(row), "mz-strip-grouped" if table else ""))
+    status = bidi.escape_html("; ".join(spoken))
+    html = (f'<div class="mz-strip" dir="{direction(lang)}" lang="{lang}" role="group" '
+            f'aria-label="{bidi.escape_html(t("lesson.numbers"))}">{"".join(rows)}'
+            f'<span class="mz-sr" role="status" aria-live="polite">{status}</span></div>')
+    (where if where is not None else st).markdown(html, unsafe_allow_html=True)
+
+
+def _isolated(text: str | None, lang: str) -> str:
+    return bidi.isolate(bidi.escape_html(text or ""), lang, digits=current_digits())
+
+
+def _metric_name_html(m: Metric) -> str:
+    return (f'<span class="mz-metric-name">{bidi.escape_html(m.name)}</span> '
+            f'<bdi class="mz-metric-symbol" dir="ltr">{bidi.escape_html(m.symbol)}</bdi>')
+
+
+def _strip_row(cells: Sequence[str], n: int, cls: str, *, hidden: bool = False) -> str:
+    aria = ' aria-hidden="true"' if hidden else ""
+    return (f'<div class="mz-strip-row {cls}" style="--mz-cells: {n}"{aria}>'
+            + "".join(cells) + "</div>")
+
+
+def formula(text: str) -> str:
+    """A formula with the learner's numbers as lesson Markdown that stands on its own line,
+    left to right (never wrapping into a zig-zag inside an Arabic line). Put it on a line of
+    its own or after ``<br>``; ``text`` is trusted (built from numbers and ids)."""
+    return f'<span class="mz-formula" dir="ltr">`{text}`</span>'
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 
@@ -358,6 +485,44 @@ def columns_for(n: int, *, presenting: bool | None = None) -> Sequence[DeltaGene
     return [st.container()] * n if presenting else st.columns(n)
 
 
+# --- charts -----------------------------------------------------------------------------------
+
+PRESENT_CHART_PX = 20          # chart text readable from the back of a room
+_PRESENT_CHART_CONFIG = {
+    "axis": {"labelFontSize": PRESENT_CHART_PX, "titleFontSize": PRESENT_CHART_PX + 2},
+    "legend": {"labelFontSize": PRESENT_CHART_PX, "titleFontSize": PRESENT_CHART_PX,
+               "symbolSize": 160, "labelLimit": 0},
+    "text": {"fontSize": PRESENT_CHART_PX},
+    "title": {"fontSize": PRESENT_CHART_PX + 4},
+}
+
+
+def presented_chart(spec: Any) -> Any:
+    """A Vega-Lite spec for the projector: every text at least :data:`PRESENT_CHART_PX` px and
+    legends whole (no label limit). Marks and legends that set their own size or limit are
+    changed too, since their own setting wins over the config."""
+    if isinstance(spec, list):
+        return [presented_chart(part) for part in spec]
+    if not isinstance(spec, dict):
+        return spec
+    out = {key: presented_chart(value) for key, value in spec.items()}
+    if out.get("type") == "text" and "fontSize" in out:                 # a text mark
+        out["fontSize"] = max(out["fontSize"], PRESENT_CHART_PX)
+    if isinstance(out.get("legend"), dict):
+        out["legend"] = {**out["legend"], "labelLimit": 0}
+    if "$schema" in out:                                                # the top level
+        config = dict(out.get("config", {}))
+        for part, sizes in _PRESENT_CHART_CONFIG.items():
+            config[part] = {**config.get(part, {}), **sizes}
+        out["config"] = config
+    return out
+
+
+def chart(spec: dict[str, Any]) -> None:
+    """A Vega-Lite chart the page's width (larger text in the presenter view)."""
+    st.vega_lite_chart(presented_chart(spec) if is_presenting() else spec, width="stretch")
+
+
 # --- answers ----------------------------------------------------------------------------------
 
 
@@ -365,7 +530,9 @@ def answer_form(key: str, label: str, placeholder: str, check: str) -> str | Non
     """A text box with a "check" button (Enter submits too). Returns the text last checked, or
     None before the first check; the verdict shown under it survives other widgets' reruns.
     Widget keys: ``<key>-form``, ``<key>-typed``; the checked text lives in ``<key>-checked``."""
-    with st.form(f"{key}-form", border=False):
+    # The box and its button on one row, on a phone too (columns would stack).
+    with st.form(f"{key}-form", border=False), st.container(
+            horizontal=True, vertical_alignment="bottom", key=f"{key}-row"):
         st.text_input(label, key=f"{key}-typed", placeholder=placeholder)
         if st.form_submit_button(check):
             st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")

@@ -166,6 +166,7 @@ def ranking_editor(
     labels: Mapping[str, str],
     direction: Literal["rtl", "ltr", "auto"] = "rtl",
     editable_relevance: bool = True,
+    covered_by: str | None = None,
 ) -> list[dict[str, Any]]:
     """Show a reorderable ranked list and return it in the learner's order.
 
@@ -177,6 +178,9 @@ def ranking_editor(
     labels: UI strings, see ``LABEL_KEYS`` (required) and ``OPTIONAL_LABEL_KEYS``.
     direction: ``"rtl"``, ``"ltr"``, or ``"auto"`` (inherit the page's direction).
     editable_relevance: ``False`` shows relevance read-only (reordering still works).
+    covered_by: a CSS selector of a sticky element over the top of the page (the lesson's
+        metrics strip): a drag scrolls the page when the row reaches its lower edge, and a
+        row moved with the keys is scrolled out from under it.
 
     Returns a new list of new dicts (same shape, learner's order, edited ``rel``). Store it
     back where ``items`` came from; any other change to that list shows at once.
@@ -235,6 +239,7 @@ def ranking_editor(
         "dir": None if direction == "auto" else direction,
         "lang": current_lang(),
         "editable": bool(editable_relevance),
+        "cover": covered_by or "",
         "labels": {k: str(labels[k]) for k in (*LABEL_KEYS, *OPTIONAL_LABEL_KEYS) if labels.get(k)},
         "items": [
             {"id": item_id, "title": str(item.get("title") or ""), "rel": rel}

@@ -364,12 +364,12 @@ def exercise() -> None:
 
 # --- the page -----------------------------------------------------------------------------------
 
-layout.lesson_header(c, FOLDER)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
+with layout.section(c, "try_it"):      # its text sets the scene: it stays above the steps
+    walkthrough()
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
-with layout.section(c, "try_it"):
-    walkthrough()
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):

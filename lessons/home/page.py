@@ -1,10 +1,10 @@
-"""Home (/): what Mizan is, how a lesson works, and the lessons in order as cards."""
+"""Home (/): the lessons in order as cards (each opens with its link), what Mizan is and how a
+lesson works."""
 
 import streamlit as st
 
 from runtime import catalog
-from text import bidi
-from text.i18n import current_digits, current_lang, direction, load_content, t
+from text.i18n import current_lang, load_content, t
 from ui import layout
 
 content = load_content("home")
@@ -12,30 +12,19 @@ lang = current_lang()
 
 
 def card(entry: catalog.Entry) -> None:
-    """One lesson: number, title and summary from the lesson's own content file, a link."""
+    """One lesson: its link first ("Lesson n · short title", a 44 px tap target), then its
+    one-line summary from the lesson's own content file."""
     lesson = load_content(entry.folder, lang)
     number = catalog.lesson_number(entry)
-    title = bidi.isolate(
-        bidi.escape_html(lesson.get("title", entry.url_path)), lang, digits=current_digits()
-    )
-    kicker = (
-        f'<p class="mz-card-num">{bidi.escape_html(t("lesson.number", n=number))}</p>'
-        if number
-        else ""
-    )
+    name = lesson.get("nav_title") or lesson.get("title", entry.url_path)
+    # Number and name isolated apart: one isolate around "3 · MRR" would read backwards.
+    text = layout.label(name)
+    if number:
+        text = f"{layout.label(t('lesson.number', n=number))} · {text}"
     with st.container(border=True, key=f"mz-card-{entry.url_path}"):
-        st.markdown(
-            f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}">{kicker}'
-            f'<p class="mz-card-title">{title}</p></div>',
-            unsafe_allow_html=True,
-        )
+        st.page_link(entry.script, label=text, icon=entry.icon)
         if lesson.get("summary"):
             layout.markdown(lesson["summary"])
-        st.page_link(
-            entry.script,
-            label=t("lesson.open") if number else t("lesson.open_tool"),
-            icon=entry.icon,
-        )
 
 
 def cards(entries: list[catalog.Entry]) -> None:
@@ -48,16 +37,17 @@ def cards(entries: list[catalog.Entry]) -> None:
                 card(entry)
 
 
+# The lessons come first (a phone's first screen holds their links); what Mizan is and how a
+# lesson works follow.
 layout.lesson_header(content)
-layout.section(content, "intro")
-layout.section(content, "how")
-
 available = catalog.available()
 lessons = [e for e in available if e.kind == "lesson"]
 tools = [e for e in available if e.kind == "tool"]
 if lessons:
     layout.section(content, "lessons")
     cards(lessons)
+layout.section(content, "intro")
+layout.section(content, "how")
 if tools:
     layout.section(content, "tools")
     cards(tools)

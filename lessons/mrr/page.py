@@ -96,25 +96,14 @@ def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None)
 @layout.friendly_errors("mrr.try_it")
 def interactive() -> None:
     s = state.url_state(FOLDER, FIELDS)
-    st.button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:", key="mrr-reset")
+    strip = st.empty()                      # the numbers, above the lists that feed them
 
-    # --- one question: the golden set and both rankings --------------------------------------
-    layout.markdown(f"### {labels['one_question']}")
+    # --- one question: both rankings and the golden set --------------------------------------
     q = st.segmented_control(layout.label(labels["question"]), logic.QUESTIONS, required=True,
                              default=s["q"], key=s.key("q"))
     s.set(q=q or s["q"])
     qi = logic.QUESTIONS.index(s["q"])
-    gkey = s.key(f"g{qi}")
-    _sync(gkey, s["g"][qi])
-    st.pills(layout.label(fill(labels["golden"], {"q": Markup(s["q"])})), logic.POOL,
-             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey),
-             help=labels["golden_help"])
-    flash = st.session_state.pop("mrr-flash", None)
-    if flash:
-        st.warning(layout.label(labels[flash]))
-
     golden = s["g"][qi]
-    slots = {}
     rk_labels = strings("ranking")
     for col, system in zip(layout.columns_for(2), logic.SYSTEMS, strict=True):
         with col, st.container(key=f"mrr-col-{system}"):
@@ -123,31 +112,49 @@ def interactive() -> None:
             ranking = s[param][qi]
             items = [{"id": d, "rel": int(d in golden)} for d in ranking]
             edited = ranking_editor(items, key=f"mrr-{system}", labels=rk_labels, mode="binary",
-                                    direction=direction(), editable_relevance=False)
+                                    direction=direction(), editable_relevance=False,
+                                    covered_by=".mz-strip")
             new = tuple(item["id"] for item in edited)
             if new != ranking:
                 s.set(**{param: logic.replace(s[param], qi, new)})
             key = s.key(f"{param}{qi}")
             _sync(key, s[param][qi])
-            st.multiselect(layout.label(fill(labels["returned"], {"system": Markup(system)})),
-                           logic.POOL, key=key, on_change=_set_returned,
-                           args=(s, system, qi, key))
-            slots[system] = st.container()
+            # Toggles, not a multi-select: each a 44 px target (a tag's remove cross is 15 px).
+            st.pills(layout.label(fill(labels["returned"], {"system": Markup(system)})),
+                     logic.POOL, selection_mode="multi", key=key, on_change=_set_returned,
+                     args=(s, system, qi, key))
 
-    k = st.slider(layout.label(labels["k"]), 1, len(logic.POOL), value=s["k"], key=s.key("k"))
+    # The golden set under the rankings it marks (its callback has run before this script).
+    gkey = s.key(f"g{qi}")
+    _sync(gkey, s["g"][qi])
+    st.pills(layout.label(fill(labels["golden"], {"q": Markup(s["q"])})), logic.POOL,
+             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey))
+    st.caption(layout.label(labels["golden_help"]))     # a tooltip never opens on a phone
+    flash = st.session_state.pop("mrr-flash", None)
+    if flash:
+        st.warning(layout.label(labels[flash]))
+
+    k_box, norm_box = st.columns(2, gap="medium")
+    k = k_box.slider(layout.label(labels["k"]), 1, len(logic.POOL), value=s["k"],
+                     key=s.key("k"))
     s.set(k=k)
     shown = {n: layout.label(labels[f"norm_{n}"]) for n in logic.NORMS}   # formatted this run
-    norm = st.radio(layout.label(labels["norm"]), logic.NORMS, index=logic.NORMS.index(s["n"]),
-                    format_func=shown.__getitem__, key=s.key("n"))
+    norm = norm_box.radio(layout.label(labels["norm"]), logic.NORMS,
+                          index=logic.NORMS.index(s["n"]), format_func=shown.__getitem__,
+                          key=s.key("n"))
     s.set(n=norm)
+    st.button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:", key="mrr-reset")
 
     sc = scenario(s)
     rows = logic.question_rows(sc)
     row = rows[qi]
-    for system, slot in slots.items():
-        with slot:
-            layout.metric_row([(logic.measure_label(m, sc.k), fmt_num(row.values[system, m], 2))
-                               for m in logic.MEAN_ORDER])
+    avg = logic.means(sc, rows)
+    # This question's numbers for each system, then MRR over the five questions.
+    layout.metrics_strip(FOLDER, [
+        (system, [*(layout.measure(m, row.values[system, m], ident=f"{s['q']}.{m}",
+                                   k=None if m == "rr" else sc.k) for m in logic.MEAN_ORDER),
+                  layout.measure("rr", avg[system]["rr"], mean=True)])
+        for system in logic.SYSTEMS], corner=s["q"], where=strip)
 
     # --- AP step by step -----------------------------------------------------------------------
     layout.markdown(f"#### {labels['ap_heading']}", {"q": Markup(s["q"])})
@@ -168,7 +175,7 @@ def interactive() -> None:
     lines = [labels["ap_explain"], "",
              tables.table([labels["rank"], labels["document"], labels["relevant_q"],
                     labels["precision_here"]], steps),
-             "", f"`{work.formula(logic.measure_label('ap', sc.k))}`", "", labels["n_is"]]
+             "", layout.formula(work.formula(logic.measure_label('ap', sc.k))), "", labels["n_is"]]
     if work.missed:
         lines += ["", labels["missed"]]
     with st.container(key="mrr-ap-steps"):
@@ -176,7 +183,6 @@ def interactive() -> None:
                                            "docs": code(work.missed)})
 
     # --- all five questions ---------------------------------------------------------------------
-    avg = logic.means(sc, rows)
     means = tables.table(
         [labels["ap_system"], *(logic.mean_label(m, sc.k) for m in logic.MEAN_ORDER)],
         [[tables.code(system), *(tables.bold(num(avg[system][m])) for m in logic.MEAN_ORDER)]
@@ -218,7 +224,7 @@ def interactive() -> None:
     with st.container(key="mrr-table"):
         layout.markdown(f"#### {labels['table_heading']}\n\n"
                         f"**{measure}** · `Δ = {labels['delta_axis']}`\n\n{deltas}")
-    st.vega_lite_chart(logic.deltas_chart(res, _chart_labels()), width="stretch")
+    layout.chart(logic.deltas_chart(res, _chart_labels()))
     paired_tests(res)
 
     with st.expander(layout.label(labels["glance"])):
@@ -290,23 +296,24 @@ def counter_example() -> None:
         text = layout.label(fill(cc[f"verdict_{verdict}"], {"losses": cmp.losses, "n": n}))
         {"hidden": st.warning, "higher": st.info, "clean": st.success,
          "lower": st.info}[verdict](text)
-        st.vega_lite_chart(logic.deltas_chart(res, _chart_labels("A", "B", "B − A")),
-                           width="stretch")
+        layout.chart(logic.deltas_chart(res, _chart_labels("A", "B", "B − A")))
         st.button(cc["reset"], on_click=s.reset, icon=":material/restart_alt:",
                   key="mrr-counter-reset")
 
 
 # --- the page ----------------------------------------------------------------------------------
 
-layout.lesson_header(c, FOLDER)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
+with layout.section(c, "try_it", body=False):
+    interactive()
+    with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
+        layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")
 worked = logic.worked_values()
 layout.section(c, "worked_example", values={
     name: (p_value(v, relation=True) if name.startswith("p_") else Markup(logic.signed(v))
            if name.startswith("d_") else num(v))
     for name, v in worked.items()})
-with layout.section(c, "try_it"):
-    interactive()
 code_path(c)
 with layout.myths(c):
     counter_example()

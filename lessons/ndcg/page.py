@@ -8,6 +8,7 @@ fragments, so a drag or a typed cell reruns only them.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from lessons.ndcg import link, logic
 from runtime import state
@@ -90,20 +91,54 @@ def _forget(s: state.UrlState, doc: str) -> None:
 # --- the interactive ------------------------------------------------------------------------
 
 
-@layout.friendly_errors("ndcg.controls")
-def controls() -> None:
-    """The rarely used controls, outside the drag's fragment: a click reruns the whole page,
-    and a drag does not redraw them (each element costs server time on every drag)."""
-    s = state.url_state(FOLDER, FIELDS)
-    _repair(s)
-    cols = st.columns(3)
-    cols[0].button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
-                   key="nd-reset", width="stretch")
-    cols[1].button(labels["ideal_order"], on_click=_set_order, args=(s, "ideal"),
-                   icon=":material/vertical_align_top:", key="nd-ideal", width="stretch")
-    cols[2].button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
-                   icon=":material/shuffle:", key="nd-shuffle", width="stretch")
+def _order_buttons(s: state.UrlState) -> None:
+    with st.container(horizontal=True, width="content", key="nd-order-buttons"):
+        st.button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
+                  key="nd-reset")
+        st.button(labels["ideal_order"], on_click=_set_order, args=(s, "ideal"),
+                  icon=":material/vertical_align_top:", key="nd-ideal")
+        st.button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
+                  icon=":material/shuffle:", key="nd-shuffle")
 
+
+def _switches(s: state.UrlState, gain_box: DeltaGenerator, ideal_box: DeltaGenerator) -> None:
+    """Gain and ideal ordering. While every judged document is in the ranking the two ideals
+    agree: say so, and offer the judged document the system missed."""
+    names, who = c["try_it"]["switches"], c["try_it"]["who"]
+    shown = {f"{kind}_{v}": layout.label(names[f"{kind}_{v}"])
+             for kind, options in (("gain", logic.GAINS), ("ideal", logic.IDEALS)) for v in options}
+    # On a projector: each switch on one line, without the small print (it would push the
+    # switches off the screen that holds the list and the numbers).
+    presenting = layout.is_presenting()
+
+    def captions(kind: str, options) -> list[str] | None:
+        return None if presenting else [layout.label(who[f"{kind}_{v}"]) for v in options]
+
+    gain = gain_box.radio(
+        layout.label(names["gain"]), tuple(logic.GAINS), index=tuple(logic.GAINS).index(s["g"]),
+        format_func=lambda v: shown["gain_" + v], captions=captions("gain", logic.GAINS),
+        horizontal=presenting, key=s.key("g"))
+    with ideal_box:
+        ideal = st.radio(
+            layout.label(names["ideal"]), tuple(logic.IDEALS),
+            index=tuple(logic.IDEALS).index(s["i"]),
+            format_func=lambda v: shown["ideal_" + v], captions=captions("ideal", logic.IDEALS),
+            horizontal=presenting, key=s.key("i"))
+        if not s["x"]:
+            with st.container(key="nd-ideal-same"):
+                layout.markdown(c["interactive"]["ideal_same"])
+                _add_example_button(s)
+    s.set(g=gain, i=ideal)
+
+
+def _add_example_button(s: state.UrlState) -> None:
+    doc, grade = logic.EXAMPLE_MISSED
+    st.button(layout.label(fill(labels["add_example"], {"id": doc, "grade": grade})),
+              on_click=_add_missed, args=(s, doc, grade), key="nd-add-example",
+              icon=":material/playlist_add:")
+
+
+def _set_scale_radio(s: state.UrlState) -> None:
     scale_key = s.key("s")
     # Labels are formatted here, in this run's language (a format_func reading the language
     # later, e.g. under AppTest, would format them differently).
@@ -118,44 +153,37 @@ def controls() -> None:
 def interactive() -> None:
     s = state.url_state(FOLDER, FIELDS)
     _repair(s)
+    strip = st.empty()                     # the numbers, above the list that feeds them
     titles = c["try_it"]["docs"]
     items = [{"id": d, "rel": g, "title": titles.get(d, "")} for d, g in s["r"]]
     edited = ranking_editor(items, key="nd-ranking", labels=strings("ranking"), mode="grade",
-                            max_grade=int(s["s"]), direction=direction())
+                            max_grade=int(s["s"]), direction=direction(), covered_by=".mz-strip")
     s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
-
+    k_box, gain_box, ideal_box = st.columns(3, gap="medium")
     n = len(s["r"])
     if n > 1:
-        k = st.slider(layout.label(labels["k"]), 1, n, value=min(s["k"], n),
-                      key=f"{s.key('k')}.{n}")
+        k = k_box.slider(layout.label(labels["k"]), 1, n, value=min(s["k"], n),
+                         key=f"{s.key('k')}.{n}")
         s.set(k=k)
-
-    switches = st.columns(2)
-    names, who = c["try_it"]["switches"], c["try_it"]["who"]
-    shown = {f"{kind}_{v}": layout.label(names[f"{kind}_{v}"])
-             for kind, options in (("gain", logic.GAINS), ("ideal", logic.IDEALS)) for v in options}
-    gain = switches[0].radio(
-        layout.label(names["gain"]), tuple(logic.GAINS), index=tuple(logic.GAINS).index(s["g"]),
-        format_func=lambda v: shown["gain_" + v],
-        captions=[layout.label(who["gain_" + v]) for v in logic.GAINS], key=s.key("g"))
-    ideal = switches[1].radio(
-        layout.label(names["ideal"]), tuple(logic.IDEALS),
-        index=tuple(logic.IDEALS).index(s["i"]),
-        format_func=lambda v: shown["ideal_" + v],
-        captions=[layout.label(who["ideal_" + v]) for v in logic.IDEALS], key=s.key("i"))
-    s.set(g=gain, i=ideal)
+    _switches(s, gain_box, ideal_box)
+    with st.container(horizontal=True, vertical_alignment="center", key="nd-more-controls"):
+        _order_buttons(s)
+        _set_scale_radio(s)
 
     sc = scenario(s)
     t = logic.totals(sc)
-    layout.metric_row([(f"DCG@{t.k}", t.dcg), (f"IDCG@{t.k}", t.idcg), (f"nDCG@{t.k}", t.ndcg)],
-                      decimals=4)
+    layout.metrics_strip(FOLDER, [(None, [
+        layout.measure("dcg", t.dcg, k=t.k, decimals=4),
+        layout.measure("idcg", t.idcg, k=t.k, decimals=4),
+        layout.measure("ndcg", t.ndcg, k=t.k, decimals=4)])], where=strip)
     f = logic.formulas(sc)
     rules = c["try_it"]["rules"]
     source = rules["ideal_" + s["i"]]
     layout.markdown(
-        f"- **DCG@{t.k}** — {rules['dcg_' + s['g']]}<br>`{f['dcg']}`\n"
-        f"- **IDCG@{t.k}** — {source} `{logic.grades_text(t.ideal_grades)}`<br>`{f['idcg']}`\n"
-        f"- **nDCG@{t.k}** — {rules['ndcg']}<br>`{f['ndcg']}`")
+        f"- **DCG@{t.k}** — {rules['dcg_' + s['g']]}<br>{layout.formula(f['dcg'])}\n"
+        f"- **IDCG@{t.k}** — {source} `{logic.grades_text(t.ideal_grades)}`<br>"
+        f"{layout.formula(f['idcg'])}\n"
+        f"- **nDCG@{t.k}** — {rules['ndcg']}<br>{layout.formula(f['ndcg'])}")
 
     missed_box(s, sc)
     draw_charts(sc)
@@ -168,11 +196,6 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
     with st.container(border=True, key="nd-missed"):
         layout.markdown(f"**{labels['missed_heading']}**\n\n{labels['missed_help']}")
         missed = list(s["x"])
-        if not missed:
-            doc, grade = logic.EXAMPLE_MISSED
-            st.button(layout.label(fill(labels["add_example"], {"id": doc, "grade": grade})),
-                      on_click=_add_missed, args=(s, doc, grade), key="nd-add-example",
-                      icon=":material/playlist_add:")
         for doc, grade in missed:
             row = st.columns([3, 2, 2], vertical_alignment="center")
             with row[0]:
@@ -213,18 +236,18 @@ def draw_charts(sc: logic.Scenario) -> None:
     top = layout.columns_for(2)
     with top[0]:
         layout.markdown(f"**{titles['discount']}**")
-        st.vega_lite_chart(logic.discount_chart(sc, words), width="stretch")
+        layout.chart(logic.discount_chart(sc, words))
     with top[1]:
         layout.markdown(f"**{titles['gain']}**")
-        st.vega_lite_chart(logic.gain_chart(sc, words), width="stretch")
+        layout.chart(logic.gain_chart(sc, words))
     layout.markdown(titles["caption_top"])
     bottom = layout.columns_for(2)
     with bottom[0]:
         layout.markdown(f"**{titles['cumulative']}**")
-        st.vega_lite_chart(logic.cumulative_chart(sc, words), width="stretch")
+        layout.chart(logic.cumulative_chart(sc, words))
     with bottom[1]:
         layout.markdown(f"**{titles['ndcg']}**")
-        st.vega_lite_chart(logic.ndcg_chart(sc, words), width="stretch")
+        layout.chart(logic.ndcg_chart(sc, words))
 
 
 def why_k(sc: logic.Scenario) -> None:
@@ -356,12 +379,13 @@ def steps() -> None:
                   icon=":material/backspace:")
 
 
-layout.lesson_header(c, FOLDER)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
+with layout.section(c, "try_it", body=False):
+    interactive()
+    with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
+        layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")
 layout.section(c, "worked_example", values=logic.worked_values())
-with layout.section(c, "try_it"):
-    controls()
-    interactive()
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):

@@ -104,15 +104,15 @@ def exercises(s: state.UrlState) -> None:
     words = c["exercise"]["labels"]
     panel = exercise_texts(lang)["labels"]
     shown = exercise_panel.measure_names(PRACTICE_METRICS)
-    cols = st.columns([2, 1, 1], vertical_alignment="bottom")
-    chosen = cols[0].selectbox(panel["metric"], PRACTICE_METRICS,
-                               index=PRACTICE_METRICS.index(s["m"]),
-                               format_func=shown.__getitem__, key=s.key("m"))
-    s.set(m=chosen)
-    layout.new_exercise_button(s, panel["new"], key="px-new", field="s", where=cols[1],
-                               width="stretch")
-    cols[2].button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
-                   icon=":material/trending_up:", key="px-next", width="stretch")
+    # One row that wraps (columns would stack into three rows on a phone).
+    with st.container(horizontal=True, vertical_alignment="bottom", key="px-pick"):
+        chosen = st.selectbox(panel["metric"], PRACTICE_METRICS,
+                              index=PRACTICE_METRICS.index(s["m"]),
+                              format_func=shown.__getitem__, key=s.key("m"))
+        s.set(m=chosen)
+        layout.new_exercise_button(s, panel["new"], key="px-new", field="s", width="content")
+        st.button(words["next"], on_click=_practise_next, args=(s,), help=words["next_help"],
+                  icon=":material/trending_up:", key="px-next", width="content")
     ex = generate(s["m"], s["s"], lang=lang)
     with st.container(border=True, key="px-box"):
         attempt = exercise_panel.show(ex, key=f"px-{ex.metric}-{ex.seed}")
@@ -335,8 +335,9 @@ def your_data() -> None:
     st.download_button(words["export"], data=pg.to_json(p, saved_at=now()),
                        file_name=f"mizan-progress-{today().isoformat()}.json",
                        mime="application/json", icon=":material/download:", key="pd-export")
-    upload = st.file_uploader(words["import"], type=["json"], help=words["import_help"],
-                              key="pd-import", max_upload_size=1, on_change=_on_upload)
+    upload = st.file_uploader(words["import"], type=["json"], key="pd-import",
+                              max_upload_size=1, on_change=_on_upload)
+    note(words["import_help"])              # under the box: a tooltip never opens on a phone
     if upload is not None:
         _on_upload()  # no-op when the callback already imported this file
         verdict, detail = st.session_state[_IMPORTED][upload.file_id]
@@ -363,9 +364,10 @@ def your_data() -> None:
 
 slot = st.container()  # the store is mounted here last, once this run recorded everything
 url = state.url_state(FOLDER, FIELDS)
-layout.lesson_header(c)
+# The exercises first: the page opens on something to do; how practice works comes after.
+SECTIONS = ("exercise", "predict", "cards", "myths", "quiz", "core_idea", "progress", "data")
+layout.lesson_header(c, sections=SECTIONS)
 storage_note()
-layout.section(c, "core_idea")
 with layout.section(c, "exercise"):
     exercises(url)
 with layout.section(c, "predict"):
@@ -376,6 +378,7 @@ with layout.section(c, "myths"):
     myth_deck()
 with layout.section(c, "quiz"):
     mixed_quiz()
+layout.section(c, "core_idea")
 with layout.section(c, "progress", body=False):
     progress_view()
 with layout.section(c, "data"):

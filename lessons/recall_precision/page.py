@@ -21,6 +21,7 @@ FOLDER = "recall_precision"
 MAX_ID_CHARS = link.MAX_ID_CHARS
 
 FIELDS = link.FIELDS        # the URL keys another page may open this lesson with
+STRIP = ".mz-strip"         # the sticky numbers the ranking editor scrolls clear of
 
 c = load_content(FOLDER)
 labels = c["try_it"]["labels"]
@@ -59,28 +60,34 @@ def _set_missed(s: state.UrlState, key: str) -> None:
 @layout.friendly_errors("recall_precision.try_it")
 def interactive() -> None:
     s = state.url_state(FOLDER, FIELDS)
-    cols = st.columns(3)
-    cols[0].button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
-                   key="rp-reset", width="stretch")
-    cols[1].button(labels["ideal"], on_click=_set_order, args=(s, "ideal"),
-                   icon=":material/vertical_align_top:", key="rp-ideal", width="stretch")
-    cols[2].button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
-                   icon=":material/shuffle:", key="rp-shuffle", width="stretch")
-
-    items = [{"id": d, "rel": g} for d, g in s["r"]]
-    edited = ranking_editor(items, key="rp-ranking", labels=strings("ranking"), mode="binary",
-                            direction=direction())
-    s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
-    k = st.slider(layout.label(labels["k"]), 1, logic.MAX_DOCS, value=s["k"], key=s.key("k"))
-    s.set(k=k)
+    strip = st.empty()                      # the numbers, above the list that feeds them
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        items = [{"id": d, "rel": g} for d, g in s["r"]]
+        edited = ranking_editor(items, key="rp-ranking", labels=strings("ranking"),
+                                mode="binary", direction=direction(), covered_by=STRIP)
+        s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
+    with right:
+        k = st.slider(layout.label(labels["k"]), 1, logic.MAX_DOCS, value=s["k"],
+                      key=s.key("k"))
+        s.set(k=k)
+        with st.container(horizontal=True, key="rp-order-buttons"):
+            st.button(labels["reset"], on_click=s.reset, icon=":material/restart_alt:",
+                      key="rp-reset")
+            st.button(labels["ideal"], on_click=_set_order, args=(s, "ideal"),
+                      icon=":material/vertical_align_top:", key="rp-ideal")
+            st.button(labels["shuffle"], on_click=_set_order, args=(s, "shuffle"),
+                      icon=":material/shuffle:", key="rp-shuffle")
 
     sc = scenario(s)
     rows = logic.metric_rows(sc)
-    layout.metric_row([(row.label, fmt_num(row.value, 2)) for row in rows])
+    layout.metrics_strip(FOLDER, [(None, [
+        layout.measure(row.key, row.value, k=None if row.key == "rr" else sc.k)
+        for row in rows])], where=strip)
     names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
-    # Each rule in words, then the same rule with the learner's own numbers (LTR code).
-    layout.markdown("\n".join(f"- **{names[row.key]}**: {formulas[row.key]}<br>`{_formula(row)}`"
-                              for row in rows))
+    # Each rule in words, then the same rule with the learner's own numbers (LTR, own line).
+    layout.markdown("\n".join(f"- **{names[row.key]}**: {formulas[row.key]}<br>{_formula(row)}"
+                              for row in rows), logic.counts(sc))
     if not sc.judged:
         st.info(layout.label(labels["recall_undefined"]))
     meanings = "\n".join(f"- **{names[key]}** — {c['try_it']['meanings'][key]}"
@@ -89,7 +96,7 @@ def interactive() -> None:
         layout.markdown(meanings, logic.counts(sc))
 
     layout.markdown(f"**{labels['chart_title']}**")
-    st.vega_lite_chart(logic.position_chart(sc, _chart_words()), width="stretch")
+    layout.chart(logic.position_chart(sc, _chart_words()))
     layout.markdown(labels["chart_caption"])
 
     with st.expander(layout.label(labels["missed"])):
@@ -121,20 +128,24 @@ def _chart_words() -> dict[str, str]:
 
 
 def _formula(row: logic.MetricRow) -> str:
+    """The rule with the learner's numbers; HitRate in words (0 or 1), not in symbols."""
     value = fmt_num(row.value, 2, digits="latn")
     if row.key == "hit_rate":
-        return f"{row.label} = [{row.numerator} > 0] = {value}"
+        words = c["interactive"]["hit_yes" if row.value else "hit_no"]
+        return f"{words}{layout.formula(f'{row.label} = {value}')}"
     if not row.denominator:                        # RR with no relevant document
-        return f"{row.label} = 0"
-    return f"{row.label} = {row.numerator} / {row.denominator} = {value}"
+        return layout.formula(f"{row.label} = 0")
+    return layout.formula(f"{row.label} = {row.numerator} / {row.denominator} = {value}")
 
 
-layout.lesson_header(c, FOLDER)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
+with layout.section(c, "try_it", body=False):
+    interactive()
+    with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
+        layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
-with layout.section(c, "try_it"):
-    interactive()
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):

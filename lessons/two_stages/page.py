@@ -214,14 +214,16 @@ def exercise() -> None:
 
 # --- the page ---------------------------------------------------------------------------------
 
-layout.lesson_header(c, FOLDER)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
+with layout.section(c, "try_it", body=False):
+    sorter()
+    with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
+        layout.markdown(c["try_it"]["body"])
 with layout.section(c, "core_idea"):
     st.markdown(logic.diagram_svg(c["diagram"], current_lang()), unsafe_allow_html=True)
     layout.markdown(c["core_idea"]["after"])
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
-with layout.section(c, "try_it"):
-    sorter()
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):

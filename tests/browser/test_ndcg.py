@@ -126,7 +126,7 @@ def test_step_table_checks_a_typed_cell(page, app_url):
     open_lesson(page, app_url)
     page.get_by_role("button", name=re.compile("and fill it in")).click()
     grid = page.locator("[data-testid=stDataFrame]").first
-    expect(grid).to_be_visible()
+    expect(grid).to_be_visible(timeout=20_000)       # a fragment's rerun, on a busy machine
     grid.scroll_into_view_if_needed()
     type_cell(page, "ndcg", 1, "4.26")                   # rank 2: DCG@2, not divided
     alert = page.locator("[data-testid=stAlertContentError]", has_text="is DCG@2 itself")

@@ -56,18 +56,23 @@ def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path)
         open_practice(page, app_url)
         answer(page, "0.5")
         error = page.locator(".st-key-px-box [data-testid=stAlertContentError]")
-        expect(error).to_contain_text("You divided by R = 2")  # the mistake, named
+        # the mistake, named, with a hint; not yet the number
+        expect(error).to_contain_text("Divided by the number of relevant documents")
+        expect(error).to_contain_text("Hint:")
+        expect(error).not_to_contain_text("0.1667")
+        answer(page, "0.5")
+        expect(error).to_contain_text("You divided by R = 2")  # then the full feedback
         expect(error).to_contain_text("that gives recall")
         answer(page, "1/6")
         expect(page.locator(".st-key-px-box [data-testid=stAlertContentSuccess]")).to_be_visible()
-        expect(precision_row(page)).to_contain_text("1/2")
+        expect(precision_row(page)).to_contain_text("1/3")
         page.wait_for_function(
-            f"(localStorage.getItem('{STORAGE_KEY}') || '').includes('\"attempts\":2')")
+            f"(localStorage.getItem('{STORAGE_KEY}') || '').includes('\"attempts\":3')")
         assert stored(page)["exercises"]["precision"]["mistakes"] == {
-            "precision_divided_by_R": 1}
+            "precision_divided_by_R": 2}
 
         page.reload()  # a reload: a new Streamlit session, the browser's copy comes back
-        expect(precision_row(page)).to_contain_text("1/2", timeout=30_000)
+        expect(precision_row(page)).to_contain_text("1/3", timeout=30_000)
     finally:
         context.close()
 
@@ -79,7 +84,7 @@ def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path)
         page = context.pages[0] if context.pages else context.new_page()
         page.set_default_timeout(15_000)
         open_practice(page, app_url, "lang=en")
-        expect(precision_row(page)).to_contain_text("1/2", timeout=30_000)
+        expect(precision_row(page)).to_contain_text("1/3", timeout=30_000)
     finally:
         context.close()
 

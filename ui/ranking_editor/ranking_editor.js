@@ -21,6 +21,10 @@ const ICONS = {
   cross: "M7 7l10 10M17 7L7 17",
 };
 const DRAG_THRESHOLD_PX = 4;
+// A finger on a row's body picks the row up after a short press; moving further than
+// PRESS_SLOP_PX before that is a swipe, and the page scrolls as usual.
+const LONG_PRESS_MS = 300;
+const PRESS_SLOP_PX = 8;
 const AUTOSCROLL_EDGE_PX = 56;
 const RESEND_AFTER_MS = 4000;
 const RESEND_TRIES = 3;
@@ -97,6 +101,7 @@ class RankingEditor {
     this.cfgKey = "";
     this.cfg = null;
     this.drag = null;
+    this.press = null;
     this.send = null;
     this.liveToggle = false;
     this.lastEdit = null;
@@ -118,6 +123,8 @@ class RankingEditor {
     this.onKeyDown = this.onKeyDown.bind(this);
     this.onClick = this.onClick.bind(this);
     this.onDragKey = this.onDragKey.bind(this);
+    this.onTouchMove = this.onTouchMove.bind(this);
+    this.onContextMenu = this.onContextMenu.bind(this);
     this.list.addEventListener("pointerdown", this.onPointerDown);
     this.list.addEventListener("pointermove", this.onPointerMove);
     this.list.addEventListener("pointerup", this.onPointerUp);
@@ -125,10 +132,14 @@ class RankingEditor {
     this.list.addEventListener("lostpointercapture", this.onPointerCancel);
     this.list.addEventListener("keydown", this.onKeyDown);
     this.list.addEventListener("click", this.onClick);
+    // Not passive: once a row is picked up, the finger moves the row, not the page.
+    this.list.addEventListener("touchmove", this.onTouchMove, { passive: false });
+    this.list.addEventListener("contextmenu", this.onContextMenu);
   }
 
   destroy() {
     clearTimeout(this.resendTimer);
+    this.cancelPress();
     this.cancelDrag();
     this.nodes.clear();
   }
@@ -142,6 +153,7 @@ class RankingEditor {
       dir: data.dir === "ltr" || data.dir === "rtl" ? data.dir : null,
       lang: typeof data.lang === "string" && /^[a-z]{2,3}$/.test(data.lang) ? data.lang : null,
       editable: data.editable !== false,
+      cover: typeof data.cover === "string" ? data.cover : "",
       labels: Object.fromEntries(Object.entries(labels).map(([k, v]) => [k, String(v)])),
     };
     const cfgKey = JSON.stringify(cfg);
@@ -449,9 +461,7 @@ class RankingEditor {
       if (this.root.getRootNode().activeElement !== target) target.focus({ preventScroll: true });
     }
     const moved = this.nodes.get(item.id);
-    if (focus && focus.id === item.id && moved.li.scrollIntoView) {
-      moved.li.scrollIntoView({ block: "nearest" });
-    }
+    if (focus && focus.id === item.id && moved.li.scrollIntoView) this.reveal(moved.li);
     this.announce(fill(this.label("moved_to"), { rank: to + 1, id: item.id }));
     this.emit();
     return true;
@@ -529,16 +539,25 @@ class RankingEditor {
 
   // ---------------------------------------------------------------- dragging
   onPointerDown(event) {
-    if (this.drag || event.button !== 0 || !event.isPrimary) return;
+    if (this.drag || this.press || event.button !== 0 || !event.isPrimary) return;
     const target = event.target instanceof Element ? event.target : null;
     const li = target ? target.closest(".rk-item") : null;
     if (!li) return;
     const onHandle = !!target.closest('[data-role="handle"]');
     const onControl = !!target.closest("button, a, input, select, textarea");
-    // Touch and pen drag only from the handle, so that the page still scrolls
-    // under a finger; a mouse can grab the whole row (except its buttons).
-    if (!onHandle && (event.pointerType !== "mouse" || onControl)) return;
+    if (onControl && !onHandle) return; // its buttons keep their own click
+    if (!onHandle && event.pointerType !== "mouse") {
+      // A finger or pen on the row's body: a short press picks the row up, while a
+      // quick swipe still scrolls the page. (On the handle it drags at once.)
+      this.armPress(event, li, target);
+      return;
+    }
+    // A mouse grabs the handle at once, the row's body once it moves a few pixels.
     event.preventDefault();
+    this.beginDrag(event.pointerId, li, target, event.clientY, onHandle);
+  }
+
+  beginDrag(pointerId, li, captureEl, clientY, active) {
     const from = this.indexOf(li.dataset.id);
     if (from < 0) return;
     const lis = this.view.map((it) => this.nodes.get(it.id).li);
@@ -549,23 +568,75 @@ class RankingEditor {
       li,
       from,
       to: from,
-      pointerId: event.pointerId,
-      captureEl: target,
-      startY: event.clientY,
-      lastY: event.clientY,
+      pointerId,
+      captureEl,
+      startY: clientY,
+      lastY: clientY,
       scroller,
       startScroll: scroller.scrollTop,
       lis,
       rects,
-      active: onHandle,
+      active,
       raf: 0,
     };
     try {
-      target.setPointerCapture(event.pointerId);
+      captureEl.setPointerCapture(pointerId);
     } catch (_err) {
       /* capture is best effort */
     }
-    if (onHandle) this.startDragVisuals();
+    if (active) this.startDragVisuals();
+  }
+
+  armPress(event, li, target) {
+    const press = { pointerId: event.pointerId, li, target, x: event.clientX, y: event.clientY };
+    press.timer = setTimeout(() => {
+      if (this.press !== press) return;
+      this.cancelPress();
+      if (li.isConnected && !this.drag) this.beginDrag(press.pointerId, li, target, press.y, true);
+    }, LONG_PRESS_MS);
+    this.press = press;
+    li.classList.add("rk-pressing");
+  }
+
+  cancelPress() {
+    const p = this.press;
+    if (!p) return;
+    this.press = null;
+    clearTimeout(p.timer);
+    p.li.classList.remove("rk-pressing");
+  }
+
+  onTouchMove(event) {
+    if (this.drag && this.drag.active && event.cancelable) event.preventDefault();
+  }
+
+  onContextMenu(event) {
+    // A long press would open the browser's menu (and select text) under the finger.
+    if (this.press || this.drag) event.preventDefault();
+  }
+
+  // The bottom of the sticky element over the page's top (the lesson's numbers), in
+  // viewport pixels; 0 when there is none or it is not over the top of the screen.
+  coverBottom() {
+    const selector = this.cfg && this.cfg.cover;
+    if (!selector) return 0;
+    let node = null;
+    try {
+      node = document.querySelector(selector);
+    } catch (_err) {
+      return 0;
+    }
+    if (!node) return 0;
+    const r = node.getBoundingClientRect();
+    return r.height > 0 && r.top < window.innerHeight / 2 ? r.bottom : 0;
+  }
+
+  // Scroll a row into view, clear of the sticky numbers.
+  reveal(li) {
+    li.scrollIntoView({ block: "nearest" });
+    const cover = this.coverBottom();
+    const top = li.getBoundingClientRect().top;
+    if (cover && top < cover) scrollParent(this.root).scrollBy(0, top - cover - 8);
   }
 
   startDragVisuals() {
@@ -619,6 +690,11 @@ class RankingEditor {
   }
 
   onPointerMove(event) {
+    const p = this.press;
+    if (p && event.pointerId === p.pointerId) {
+      if (Math.hypot(event.clientX - p.x, event.clientY - p.y) > PRESS_SLOP_PX) this.cancelPress();
+      return;
+    }
     const d = this.drag;
     if (!d || event.pointerId !== d.pointerId) return;
     d.lastY = event.clientY;
@@ -639,7 +715,7 @@ class RankingEditor {
       if (this.drag !== d || !d.active) return;
       const s = d.scroller;
       const isRoot = s === document.scrollingElement || s === document.documentElement;
-      const top = isRoot ? 0 : Math.max(0, s.getBoundingClientRect().top);
+      const top = Math.max(isRoot ? 0 : Math.max(0, s.getBoundingClientRect().top), this.coverBottom());
       const bottom = isRoot ? window.innerHeight : Math.min(window.innerHeight, s.getBoundingClientRect().bottom);
       let v = 0;
       if (d.lastY < top + AUTOSCROLL_EDGE_PX) v = -Math.ceil((top + AUTOSCROLL_EDGE_PX - d.lastY) / 4);
@@ -676,6 +752,7 @@ class RankingEditor {
   }
 
   onPointerUp(event) {
+    if (this.press && event.pointerId === this.press.pointerId) this.cancelPress();
     const d = this.drag;
     if (!d || event.pointerId !== d.pointerId) return;
     this.drag = null;
@@ -692,6 +769,7 @@ class RankingEditor {
   }
 
   onPointerCancel(event) {
+    if (this.press && (!event || event.pointerId === this.press.pointerId)) this.cancelPress();
     const d = this.drag;
     if (!d || (event && event.pointerId !== d.pointerId)) return;
     this.cancelDrag();
