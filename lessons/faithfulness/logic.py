@@ -197,6 +197,12 @@ def deciding_claim(sentence: faithfulness.Sentence) -> int | None:
                 if c.verdict == sentence.verdict)
 
 
+@functools.lru_cache(maxsize=256)
+def _label_html(template: str, lang: str) -> str:
+    """A content label as HTML (the same few labels on every edit: built once)."""
+    return isolate(escape_html(template), lang)
+
+
 class Card:
     """Builds the HTML of answer sentences as the checker saw them, in one language.
 
@@ -213,9 +219,9 @@ class Card:
     def _html(self, template: str, values: Mapping[str, str] | None = None) -> str:
         """Trusted text as HTML: escaped, placeholders filled with ready HTML, then its Latin
         (or Arabic) runs isolated (tags are left alone)."""
-        html = escape_html(template)
-        if values:
-            html = fill(html, {k: Markup(v) for k, v in values.items()})
+        if not values:
+            return _label_html(template, self.lang)
+        html = fill(escape_html(template), {k: Markup(v) for k, v in values.items()})
         return isolate(html, self.lang)
 
     def _head(self, number: str, verdict: str, support: float | None, cls: str,
