@@ -3,7 +3,10 @@ and escaping, the exercise's feedback and reveal. (Speed: bench/bench_live.py.)"
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
+import tokenize
 import tomllib
 
 import pytest
@@ -315,45 +318,62 @@ def test_cell_text():
 
 
 # ------------------------------------------------------------------ the code on screen
-def _run_snippet(lang: str) -> dict:
-    scope: dict = {}
-    exec(compile(logic.snippet_code(lang), "snippet.py", "exec"), scope)
-    return scope
+def _program(lang: str) -> str:
+    return load_content("faithfulness", lang)["code"]["python"]
+
+
+def _printed(code: str, scope: dict) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<lesson code>", "exec"), scope)
+    return out.getvalue().splitlines()
+
+
+def _tokens(code: str) -> list[str]:
+    """What runs, comments left out."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [t.string for t in tokens if t.type not in (tokenize.COMMENT, tokenize.NL)]
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
-def test_the_code_shown_gives_the_lessons_numbers(lang):
-    """The snippet on screen, run on the worked example, gives the crude check's numbers
-    (86 %, 86 %, 0 %; faithfulness 2/3) — the same as ``metrics.faithfulness.crude_check`` — and
-    divides by zero on an English sentence, as the page says."""
-    code = _run_snippet(lang)
+def test_the_code_shown_prints_the_lessons_numbers(lang):
+    """The program on screen prints what its ``# →`` comments say, and that is the crude
+    check of ``metrics.faithfulness`` on the worked example (86 %, 86 %, 0 %; 2/3); its
+    functions divide by zero on an English sentence, as the page says, and otherwise agree
+    with ``crude_check`` on every edit of the Arabic example."""
+    code, scope = _program(lang), {"__name__": "lesson_code"}
+    lines = _printed(code, scope)
+    assert lines == [m.group(1).strip() for ln in code.splitlines()
+                     if (m := re.search(r"#\s*→\s*(.*)$", ln))]
     source, answer = logic.example_texts(example("ar"), "none")
-    rows = code["word_overlap_check"](answer, source)
+    assert (scope["source"], scope["answer"]) == (source, answer)
     crude = faithfulness.crude_check(answer, source)
-    assert [r[1] for r in rows] == [r.support for r in crude] == [6 / 7, 6 / 7, 0]
-    assert [r[2] for r in rows] == [r.verdict == "supported" for r in crude]
-    assert code["faithfulness"](rows) == pytest.approx(2 / 3)
-    for edit in logic.EDITS["ar"]:                 # every edit of the Arabic example agrees
+    assert lines == [f"{n} {round(r.support, 2)} {r.verdict == 'supported'}"
+                     for n, r in enumerate(crude, start=1)] + [
+        f"{round(logic.Result(None, crude).crude_score, 2)}"]
+    for edit in logic.EDITS["ar"]:
         source, answer = logic.example_texts(example("ar"), edit)
         crude = faithfulness.crude_check(answer, source)
         if any(r.support is None for r in crude):
             with pytest.raises(ZeroDivisionError):
-                code["word_overlap_check"](answer, source)
+                scope["word_overlap_check"](answer, source)
         else:
-            assert [r[1] for r in code["word_overlap_check"](answer, source)] == [
+            assert [support for support, _ in scope["word_overlap_check"](answer, source)] == [
                 r.support for r in crude]
 
 
-def test_the_code_has_its_comments_in_both_languages():
-    ar, en = logic.snippet_code("ar"), logic.snippet_code("en")
-    comments = {lang: [ln for ln in text.splitlines() if ln.strip().startswith("#")]
-                for lang, text in (("ar", ar), ("en", en))}
+def test_the_code_is_one_program_with_comments_in_each_language():
+    ar, en = _program("ar"), _program("en")
+    assert _tokens(ar) == _tokens(en)
+    comments = {lang: [ln.strip() for ln in text.splitlines() if ln.strip().startswith("# ")
+                       and not ln.strip().startswith("# →")] for lang, text in (("ar", ar),
+                                                                                ("en", en))}
     assert len(comments["ar"]) == len(comments["en"]) >= 4
-    assert all(re.search("[\u0600-\u06ff]", ln) for ln in comments["ar"])
+    assert all(re.search("[\u0621-\u064a]{3}", ln) for ln in comments["ar"])
     assert not any(re.search("[\u0621-\u064a]{3}", ln) for ln in comments["en"])
-    assert [ln for ln in ar.splitlines() if not ln.strip().startswith("#")] == [
-        ln for ln in en.splitlines() if not ln.strip().startswith("#")]
-    assert "# ar:" not in ar and "# en:" not in en
+    # an Arabic comment has no Latin run and no punctuation at its ends: in the code's
+    # left-to-right lines either would be drawn on the wrong side of the Arabic text
+    assert not any(re.search("[A-Za-z]|[.:;,،)(]$", ln) for ln in comments["ar"])
 
 
 # ------------------------------------------------------------------ Arabic and English agree

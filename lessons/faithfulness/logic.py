@@ -13,7 +13,6 @@ import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from metrics import faithfulness
 from metrics import faithfulness_agreement as agreement
@@ -399,21 +398,3 @@ def exercise_feedback(picked: str, expected: str, sentence: faithfulness.Sentenc
     if expected == "unsupported":
         return "fooled_by_topic"
     return "too_strict"
-
-
-# ------------------------------------------------------------------ "the code"
-SNIPPET = Path(__file__).with_name("snippet.py")
-_TAGGED = re.compile(r"^(?P<indent>\s*)# (?P<lang>ar|en): ")
-
-
-def snippet_code(lang: str) -> str:
-    """The crude check's code as the page shows it: ``snippet.py`` with the comments of
-    ``lang`` (its ``# ar:`` / ``# en:`` tags dropped) and without the other language's."""
-    out = []
-    for line in SNIPPET.read_text("utf-8").splitlines():
-        m = _TAGGED.match(line)
-        if m is None:
-            out.append(line)
-        elif m["lang"] == lang:
-            out.append(f"{m['indent']}# {line[m.end():]}")
-    return "\n".join(out).strip() + "\n"

@@ -22,6 +22,7 @@ from runtime import state
 from text.bidi import escape_html, isolate
 from text.i18n import current_lang, direction, fill, load_content, t
 from ui import layout, tables
+from ui.code_path import code_path
 from ui.quiz import quiz
 
 FOLDER = "faithfulness"
@@ -244,13 +245,6 @@ def worked_values() -> dict[str, object]:
     return values
 
 
-def the_code(values: dict[str, object]) -> None:
-    """The crude check in Python (``snippet.py``, comments in the page's language)."""
-    with st.expander(layout.label(c["code"]["heading"]), icon=":material/code:"):
-        layout.markdown(c["code"]["body"], values)
-        st.code(logic.snippet_code(current_lang()), language="python")
-
-
 layout.lesson_css("faithfulness")
 layout.lesson_header(c, FOLDER)
 with layout.section(c, "try_it", body=False):
@@ -258,7 +252,7 @@ with layout.section(c, "try_it", body=False):
 core_idea()
 values = worked_values()
 with layout.section(c, "worked_example", values=values):
-    the_code(values)
+    code_path(c)            # the crude check in Python, run on this example
 checker_agreement()
 layout.section(c, "faithful_correct")
 layout.myths(c)
