@@ -169,14 +169,41 @@ def test_a_long_paste_is_checked_and_capped():
     assert page.count('class="mz-crude-pct"') == 40 and cards(at).count('class="mz-claim"') == 40
 
 
-def test_exercise_checks_a_verdict():
+def _check_exercise(at: AppTest, verdict: str) -> AppTest:
+    next(r for r in at.radio if r.key and r.key.startswith("fa-ex-")).set_value(verdict).run()
+    return at.button(key="fa-ex-check").click().run()
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_exercise_hints_first_and_solves_on_a_second_wrong_answer(lang):
+    """Item 2 (25 days: a number no source contains, "check"): a first wrong answer names the
+    mistake and keeps the verdict back; a second wrong answer gives the solution."""
+    at = run({"lang": lang, "q": "1"})
+    c = load_content("faithfulness", lang)
+    # (an alert's label escapes a Markdown full stop: compare the texts without it)
+    why = strip_bidi_controls(c["try_it"]["warnings"]["number_not_in_source"]).rstrip(".")
+    hint = strip_bidi_controls(c["exercise"]["hints"]["supported_for_check"]).rstrip(".")
+    _check_exercise(at, "supported")
+    assert hint in alerts(at) and why not in alerts(at) and not at.error
+    assert 'class="mz-claim"' not in "".join(str(m.value) for m in at.markdown[-3:])
+    assert at.button(key="fa-ex-show")
+    _check_exercise(at, "unsupported")                   # wrong again: the solution
+    assert why in alerts(at) and at.error and hint not in alerts(at)
+    assert strip_bidi_controls(c["try_it"]["verdicts"]["check"]) in text(at)
+    at.button(key="fa-ex-new").click().run()          # another sentence: a fresh start
+    assert at.query_params["q"] != "1" and not at.error and not at.warning and not at.exception
+
+
+def test_exercise_solution_on_request_and_right_first_time():
     at = run({"lang": "en", "q": "1"})
-    pick = next(r for r in at.radio if r.key.startswith("fa-ex-"))
-    pick.set_value("supported").run()
-    at.button(key="fa-ex-check").click().run()
-    assert "number that no source contains" in alerts(at)
-    at.button(key="fa-ex-new").click().run()
-    assert not at.exception
+    _check_exercise(at, "unsupported")
+    assert at.warning and not at.error
+    at.button(key="fa-ex-show").click().run()
+    assert "number that no source contains" in alerts(at) and at.error
+    at = run({"lang": "en", "q": "1"})
+    _check_exercise(at, "check")
+    assert any("Right" in str(x.value) for x in at.success) and not at.warning
+    assert "number that no source contains" in text(at)     # the card's warning
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])

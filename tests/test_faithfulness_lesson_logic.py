@@ -317,6 +317,30 @@ def test_cell_text():
     assert logic.cell_text(Cell(13, 16), interval=True) == "13/16 = 0.81 [0.57, 0.93]"
 
 
+def test_exercise_steps_hint_then_solution():
+    assert logic.exercise_step([], "check") == ""
+    assert logic.exercise_step(["supported"], "check") == "hint"
+    assert logic.exercise_step(["supported"], "check", solution_asked=True) == "solution"
+    assert logic.exercise_step(["supported", "unsupported"], "check") == "solution"
+    assert logic.exercise_step(["supported", "check"], "check") == "correct"
+    assert logic.exercise_step(["check"], "check") == "correct"
+    assert logic.exercise_step(["check", "unsupported"], "check") == "hint"   # one wrong so far
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_every_wrong_pick_has_a_hint_that_keeps_the_verdict_back(lang):
+    c = load_content("faithfulness", lang)
+    hints, names = c["exercise"]["hints"], c["try_it"]["verdicts"]
+    options = ("supported", "unsupported", "check")
+    keys = {logic.exercise_hint(p, e) for p in options for e in options if p != e}
+    assert set(hints) == keys
+    for expected in options:                 # no hint for a wrong pick names the right verdict
+        for picked in options:
+            if picked != expected:
+                hint = hints[logic.exercise_hint(picked, expected)]
+                assert f"«{names[expected]}»" not in hint and f'"{names[expected]}"' not in hint
+
+
 # ------------------------------------------------------------------ the code on screen
 def _program(lang: str) -> str:
     return load_content("faithfulness", lang)["code"]["python"]

@@ -388,6 +388,23 @@ def exercise_reason(sentence: faithfulness.Sentence) -> str:
     return "supported" if sentence.verdict == "supported" else "unsupported"
 
 
+def exercise_step(picks: Sequence[str], expected: str, solution_asked: bool = False) -> str:
+    """What the exercise shows after the learner's checks so far (``picks``, in order):
+    "correct" when the last pick is the checker's verdict; "hint" after a first wrong pick
+    (the mistake named, the answer kept back); "solution" after a second wrong pick or when
+    the learner asks for it; "" before any check."""
+    if picks and picks[-1] == expected:
+        return "correct"
+    if solution_asked or sum(p != expected for p in picks) >= 2:
+        return "solution"
+    return "hint" if picks else ""
+
+
+def exercise_hint(picked: str, expected: str) -> str:
+    """A key of ``[exercise.hints]``: the learner's wrong pick and the checker's verdict."""
+    return f"{picked}_for_{expected}"
+
+
 def exercise_feedback(picked: str, expected: str, sentence: faithfulness.Sentence) -> str:
     """A feedback key of ``[exercise.feedback]`` aimed at the likely mistake (``missed_check``
     quotes the warning: :func:`exercise_reason`)."""

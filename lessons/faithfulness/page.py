@@ -33,6 +33,8 @@ FIELDS = {
 }
 EXERCISE_FIELDS = {"q": state.int_field(0, lo=0, hi=10_000)}
 PREVIOUS_SCORE = "fa-previous-score"     # the score before the last edit (session only)
+ATTEMPTS = "fa-ex-attempts"              # (item on screen, verdicts checked on it so far)
+SOLUTION_ASKED = "fa-ex-solution"        # the item whose solution the learner asked for
 
 c = load_content(FOLDER)
 labels = c["try_it"]["labels"]
@@ -180,8 +182,10 @@ def checker_agreement() -> None:
     layout.markdown(part["limits"])
 
 
-def _new_item(s: state.UrlState, n_items: int) -> None:
-    """Another item, never the one on screen."""
+def _new_item(s: state.UrlState, n_items: int, key: str) -> None:
+    """Another item, never the one on screen, with nothing picked or checked yet."""
+    for name in (f"{key}-pick", ATTEMPTS, SOLUTION_ASKED):
+        st.session_state.pop(name, None)
     s.set(q=(s["q"] + random.randrange(1, n_items)) % 10_000)
 
 
@@ -201,6 +205,22 @@ def _exercise_reveal(source: str, answer: str) -> None:
     st.markdown(card.sentence(1, sent), unsafe_allow_html=True)
 
 
+def _attempts(key: str) -> list[str]:
+    """The verdicts checked so far on the item on screen (session only)."""
+    item, picks = st.session_state.get(ATTEMPTS, ("", []))
+    return picks if item == key else []
+
+
+def _check(key: str) -> None:
+    picked = st.session_state.get(f"{key}-pick")
+    if picked:
+        st.session_state[ATTEMPTS] = (key, [*_attempts(key), picked])
+
+
+def _show_solution(key: str) -> None:
+    st.session_state[SOLUTION_ASKED] = key
+
+
 @st.fragment
 @layout.friendly_errors("faithfulness.exercise")
 def exercise() -> None:
@@ -213,7 +233,7 @@ def exercise() -> None:
                     f"**{words['sentence']}:** {{{{sentence}}}}",
                     {"source": source, "sentence": item["answer"]})
     key = f"fa-ex-{s['q'] % len(items)}"
-    new_item = {"key": "fa-ex-new", "on_click": _new_item, "args": (s, len(items)),
+    new_item = {"key": "fa-ex-new", "on_click": _new_item, "args": (s, len(items), key),
                 "icon": ":material/casino:"}
     if layout.is_presenting():      # the class thinks first; the answer waits behind "reveal"
         st.button(words["new"], **new_item)
@@ -224,14 +244,28 @@ def exercise() -> None:
     picked = st.radio(layout.label(words["pick"]), options, index=None,
                       format_func=verdict_names.__getitem__, key=f"{key}-pick")
     row = st.container(horizontal=True)
-    checked = row.button(words["check"], key="fa-ex-check", disabled=picked is None)
+    row.button(words["check"], key="fa-ex-check", disabled=picked is None, on_click=_check,
+               args=(key,))
     row.button(words["new"], **new_item)
-    if checked and picked:
-        sent = logic.run(source, item["answer"], logic.DEFAULT_THRESHOLD).report.sentences[0]
-        verdict = logic.exercise_feedback(picked, sent.verdict, sent)
-        show = st.success if verdict == "correct" else st.error
-        show(layout.label(fill(c["exercise"]["feedback"][verdict], _why(sent))))
-        st.markdown(card.sentence(1, sent), unsafe_allow_html=True)
+    picks = _attempts(key)
+    if not picks and st.session_state.get(SOLUTION_ASKED) != key:
+        return
+    sent = logic.run(source, item["answer"], logic.DEFAULT_THRESHOLD).report.sentences[0]
+    step = logic.exercise_step(picks, sent.verdict, st.session_state.get(SOLUTION_ASKED) == key)
+    if step == "hint":      # a first wrong answer: the mistake named, the verdict kept back
+        st.warning(layout.label(c["exercise"]["hints"][logic.exercise_hint(picks[-1],
+                                                                           sent.verdict)]))
+        st.button(words["show"], key="fa-ex-show", on_click=_show_solution, args=(key,),
+                  icon=":material/visibility:")
+        return
+    if step == "correct":
+        st.success(layout.label(c["exercise"]["feedback"]["correct"]))
+    else:                   # the solution: the mistake explained, then the checker's verdict
+        mistake = logic.exercise_feedback(picks[-1], sent.verdict, sent)
+        st.error(layout.label(fill(c["exercise"]["feedback"][mistake], _why(sent))))
+        layout.markdown(c["exercise"]["reveal"]["verdict"],
+                        {"verdict": c["try_it"]["verdicts"][sent.verdict]})
+    st.markdown(card.sentence(1, sent), unsafe_allow_html=True)
 
 
 def worked_values() -> dict[str, object]:
