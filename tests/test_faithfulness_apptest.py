@@ -3,6 +3,8 @@ agreement table, the code on screen, bad links, escaping."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -33,7 +35,7 @@ def cards(at: AppTest) -> str:
     """The interactive's verdicts: the first block of sentence cards on the page (the core
     idea's split sentence and the exercise come after it)."""
     return strip_bidi_controls(next(str(m.value) for m in at.markdown
-                                    if 'class="mz-claim"' in str(m.value)))
+                                    if 'class="mz-claim' in str(m.value)))
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
@@ -75,6 +77,11 @@ def test_editing_an_answer_sentence_changes_its_verdict():
     assert f"1</span> · {verdicts['unsupported']}" in page
     assert f"2</span> · {verdicts['supported']}" in page
     assert "0.67 → " in text(at) and "<b>0.50</b> = 1 ÷ 2" in text(at)   # the change shown
+    # the first card's verdict changed: it is marked; the second says what the old second
+    # said (supported, 100 %): it is not; nothing is marked on the first drawing
+    marked = re.findall(r'class="mz-claim( mz-fa-changed mz-fa-flash-\d)?"', page)
+    assert marked == [" mz-fa-changed mz-fa-flash-1", ""]
+    assert "mz-fa-changed" not in cards(run({"lang": "en", "ex": "en"}))
 
 
 @pytest.mark.parametrize(("ex", "edit", "label", "crude", "careful"), [
@@ -166,7 +173,7 @@ def test_a_long_paste_is_checked_and_capped():
     captions = strip_bidi_controls(" ".join(str(x.value) for x in at.caption))
     assert not at.exception and "Only the first 40 sentences" in captions
     page = text(at)                  # both columns draw 40 sentences, not the 400 pasted
-    assert page.count('class="mz-crude-pct"') == 40 and cards(at).count('class="mz-claim"') == 40
+    assert page.count('class="mz-crude-pct"') == 40 and cards(at).count('class="mz-claim') == 40
 
 
 def _check_exercise(at: AppTest, verdict: str) -> AppTest:
@@ -185,7 +192,7 @@ def test_exercise_hints_first_and_solves_on_a_second_wrong_answer(lang):
     hint = strip_bidi_controls(c["exercise"]["hints"]["supported_for_check"]).rstrip(".")
     _check_exercise(at, "supported")
     assert hint in alerts(at) and why not in alerts(at) and not at.error
-    assert 'class="mz-claim"' not in "".join(str(m.value) for m in at.markdown[-3:])
+    assert 'class="mz-claim' not in "".join(str(m.value) for m in at.markdown[-3:])
     assert at.button(key="fa-ex-show")
     _check_exercise(at, "unsupported")                   # wrong again: the solution
     assert why in alerts(at) and at.error and hint not in alerts(at)

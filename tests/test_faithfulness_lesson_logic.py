@@ -317,6 +317,17 @@ def test_cell_text():
     assert logic.cell_text(Cell(13, 16), interval=True) == "13/16 = 0.81 [0.57, 0.93]"
 
 
+def test_changed_cards_are_the_ones_the_edit_changed():
+    ex = example("en")
+    before = logic.card_states(logic.run(*logic.example_texts(ex, "none"), 0.6).report)
+    after = logic.card_states(logic.run(*logic.example_texts(ex, "digits"), 0.6).report)
+    changed = logic.changed_sentences(ex, "digits")
+    assert logic.changed_cards(None, after) == set()
+    assert logic.changed_cards(before, before) == set()
+    assert logic.changed_cards(before, after) == set(changed)
+    assert logic.changed_cards(before[:1], before) == {1, 2}          # new sentences
+
+
 def test_exercise_steps_hint_then_solution():
     assert logic.exercise_step([], "check") == ""
     assert logic.exercise_step(["supported"], "check") == "hint"

@@ -196,6 +196,20 @@ def deciding_claim(sentence: faithfulness.Sentence) -> int | None:
                 if c.verdict == sentence.verdict)
 
 
+def card_states(report: faithfulness.Report) -> tuple[tuple[str, str], ...]:
+    """What a sentence card shows at a glance, per sentence: (verdict, support)."""
+    return tuple((x.verdict, percent(x.support)) for x in report.sentences[:MAX_SHOWN])
+
+
+def changed_cards(before: Sequence[tuple[str, str]] | None,
+                  now: Sequence[tuple[str, str]]) -> set[int]:
+    """Indexes of the cards the last edit changed (a new verdict or support, or a new
+    sentence); none on the first drawing."""
+    if before is None:
+        return set()
+    return {i for i, state in enumerate(now) if i >= len(before) or before[i] != state}
+
+
 @functools.lru_cache(maxsize=256)
 def _label_html(template: str, lang: str) -> str:
     """A content label as HTML (the same few labels on every edit: built once)."""
@@ -229,9 +243,10 @@ class Card:
                 f"{escape_html(self.text['verdicts'][verdict])} · "
                 f'<bdi dir="ltr" class="mz-support">{percent(support)}</bdi>{extra}</div>')
 
-    def sentence(self, number: int, sent: faithfulness.Sentence) -> str:
+    def sentence(self, number: int, sent: faithfulness.Sentence, mark: str = "") -> str:
         """One answer sentence: its verdict and support, then its claims (one or several),
-        each with its words, evidence, equivalences, borrowed words and warnings."""
+        each with its words, evidence, equivalences, borrowed words and warnings. ``mark``:
+        extra classes (a card the last edit changed)."""
         head = (self._head(str(number), sent.verdict, sent.support, "mz-verdict")
                 + bar_html(sent.support, sent.verdict))
         if len(sent.claims) <= 1:
@@ -243,7 +258,8 @@ class Card:
             parts = "".join(self._claim(number, n, c, n == decides)
                             for n, c in enumerate(sent.claims, start=1))
             body = f'<div class="mz-split">{intro}</div><ol class="mz-parts">{parts}</ol>'
-        return f'<div class="mz-claim" dir="{self.dir}" lang="{self.lang}">{head}{body}</div>'
+        cls = f"mz-claim {mark}".strip()
+        return f'<div class="{cls}" dir="{self.dir}" lang="{self.lang}">{head}{body}</div>'
 
     def _claim(self, number: int, n: int, claim: faithfulness.Claim, decides: bool) -> str:
         mark = f' <span class="mz-decides">{self._t("decides")}</span>' if decides else ""
@@ -306,9 +322,9 @@ def strip_html(result: Result, text: Mapping, lang: str, previous: float | None)
                          f"<b>{num(report.score)}</b>{ratio}</bdi>"),
         (words["crude_score"], f'<bdi dir="ltr">{num(result.crude_score)}</bdi>'),
     ]
-    spans = "".join(f'<span class="mz-strip-item">{escape_html(isolate(label, lang))} {value}'
+    spans = "".join(f'<span class="mz-fa-strip-item">{escape_html(isolate(label, lang))} {value}'
                     "</span>" for label, value in items)
-    return (f'<div class="mz-strip" dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}" '
+    return (f'<div class="mz-fa-strip" dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}" '
             f'role="status">{spans}</div>')
 
 

@@ -33,6 +33,7 @@ FIELDS = {
 }
 EXERCISE_FIELDS = {"q": state.int_field(0, lo=0, hi=10_000)}
 PREVIOUS_SCORE = "fa-previous-score"     # the score before the last edit (session only)
+PREVIOUS_CARDS = "fa-previous-cards"    # (each card's verdict and support, changes so far)
 ATTEMPTS = "fa-ex-attempts"              # (item on screen, verdicts checked on it so far)
 SOLUTION_ASKED = "fa-ex-solution"        # the item whose solution the learner asked for
 
@@ -140,9 +141,17 @@ class Boxes:
                 return
             if report.score is None:
                 st.info(labels["no_score"])
+            # The cards the last edit changed glow for a moment (two class names in turn,
+            # so that the next change restarts the glow; a still outline under reduced motion).
+            states = logic.card_states(report)
+            before, seq = st.session_state.get(PREVIOUS_CARDS, (None, 0))
+            changed = logic.changed_cards(before, states)
+            seq += bool(changed)
+            st.session_state[PREVIOUS_CARDS] = (states, seq)
+            mark = f"mz-fa-changed mz-fa-flash-{seq % 2}"
             shown = report.sentences[:logic.MAX_SHOWN]
-            st.markdown("".join(card.sentence(i, x) for i, x in enumerate(shown, start=1)),
-                        unsafe_allow_html=True)
+            st.markdown("".join(card.sentence(i, x, mark if i - 1 in changed else "")
+                                for i, x in enumerate(shown, start=1)), unsafe_allow_html=True)
             st.caption(layout.label(labels["legend"]))
         with self.crude:
             layout.markdown(f"**{labels['crude_heading']}**")
