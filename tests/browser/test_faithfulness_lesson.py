@@ -4,8 +4,12 @@ first verdict are on the first screen (phone and laptop) and the score line stay
 
 from __future__ import annotations
 
+import contextlib
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from text.i18n import load_content
 
@@ -43,6 +47,9 @@ def test_editing_a_sentence_changes_its_verdict(page, app_url):
     expect(page.locator(CLAIM)).to_have_count(2)
     expect(first).to_contain_text("Not supported")
     expect(page.locator(CLAIM).nth(1).locator(".mz-verdict")).to_contain_text("Supported")
+    # the card whose verdict changed is marked; the one that says what it said is not
+    expect(page.locator(CLAIM).first).to_have_class(re.compile(r"\bmz-fa-changed\b"))
+    expect(page.locator(CLAIM).nth(1)).not_to_have_class(re.compile(r"\bmz-fa-changed\b"))
 
 
 def test_highlighted_words_align_in_rtl(page, app_url):
@@ -83,6 +90,12 @@ def test_english_example_has_its_own_edits(page, app_url):
     expect(page.locator(CLAIM).first.locator(".mz-verdict")).to_contain_text("Supported")
     expect(page.locator("[data-testid=stAlert]").first).to_contain_text("إجازة")
     assert "e=arabic_word" in page.url
+
+
+# True once the element's box lies between ``top`` and ``bottom`` of the viewport.
+IN_VIEW = """([selector, top, bottom]) => {
+    const r = document.querySelector(selector).getBoundingClientRect();
+    return r.top >= top && r.bottom <= bottom; }"""
 
 
 def _box(page: Page, selector: str) -> dict:
@@ -126,7 +139,9 @@ def test_the_score_line_stays_in_view_while_editing(browser, app_url, lang):
         for target in (f"{CLAIM} >> nth=2", ".st-key-fa-crude table", ".st-key-fa-edits",
                        "[data-testid=stSlider]"):
             page.locator(target).scroll_into_view_if_needed()
-            page.wait_for_timeout(200)
+            # the browser may take a few frames under load to lay the sticky line out again
+            with contextlib.suppress(PlaywrightTimeout):    # the assertion says where it is
+                page.wait_for_function(IN_VIEW, arg=[STRIP, 40, 844], timeout=5_000)
             box = _box(page, STRIP)
             assert box["y"] >= 40 and box["y"] + box["height"] <= 844, (target, box)
         type_answer(page, "You get 30 working days of annual leave a year.")
