@@ -88,9 +88,12 @@ def interactive() -> None:
     # The text areas' keys carry the example and edit: choosing one loads its texts afresh.
     # What the learner types stays in session state only (not in the URL).
     tag = f"{s.key('txt')}.{s['ex']}.{s['e']}"
-    left, right = layout.columns_for(2) if layout.is_presenting() else st.columns([2, 3])
+    # Side by side on a laptop and a projector alike (the verdicts on the first screen);
+    # stacked on a phone.
+    left, right = st.columns([2, 3])
     answer = left.container(key="fa-answer").text_area(
-        layout.label(labels["answer"]), value=default_answer, height=190,
+        layout.label(labels["answer"]), value=default_answer,
+        height=130 if layout.is_presenting() else 190,     # the projector: verdicts in view
         max_chars=logic.MAX_CHARS, key=f"fa-ans.{tag}")
     boxes = Boxes(strip, right.container(key="fa-verdicts"), st.container(key="fa-crude"))
     source, threshold = controls(s, tag, default_source)

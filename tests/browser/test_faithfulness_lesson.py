@@ -128,6 +128,28 @@ def test_the_first_screen_holds_the_answer_and_its_verdicts(browser, app_url, la
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
+def test_presenter_view_shows_the_answer_and_its_first_verdict_on_the_first_screen(
+        browser, app_url, lang):
+    """Issue 16, the projector (1280 x 800, large type): the score line, the answer box and
+    the first sentence's verdict are on the first screen (answer and verdicts side by side)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}{PATH}?lang={lang}&present=1")
+        expect(page.locator(CLAIM)).to_have_count(3, timeout=30_000)
+        for selector in (STRIP, f"{CLAIM} .mz-verdict"):
+            box = _box(page, selector)
+            assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= 800, (
+                selector, box)
+        # the answer box: its text (three lines of the example at the projector's size) is in
+        # view, if not the box's empty bottom
+        box = _box(page, ".st-key-fa-answer textarea")
+        assert box is not None and box["y"] >= 0 and box["y"] + 100 <= 800, box
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
 def test_the_score_line_stays_in_view_while_editing(browser, app_url, lang):
     """Scrolled down to the last verdict, the controls or the threshold, the score line stays
     inside the viewport, under Streamlit's header; after an edit it shows the change."""
