@@ -16,6 +16,7 @@ from text.i18n import load_content
 PATH = "/faithfulness"
 CLAIM = ".st-key-fa-verdicts .mz-claim"     # the interactive's sentences (not the core idea's)
 STRIP = ".st-key-fa-strip"
+IDLE = "!document.querySelector('[data-testid=stStatusWidget] svg')"   # no script running
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +27,9 @@ def app_url(streamlit_server) -> str:
 def open_lesson(page: Page, url: str, query: str) -> Page:
     page.goto(f"{url}{PATH}?{query}")
     expect(page.locator(CLAIM)).to_have_count(3, timeout=30_000)
+    # under load the first run may still be going (its cards are redrawn): wait for its end
+    page.wait_for_function(IDLE, timeout=60_000)
+    expect(page.locator(CLAIM)).to_have_count(3)
     return page
 
 
