@@ -518,6 +518,10 @@ class LessonSpec:
 _MRR_Q5_RR = ("[...document.querySelectorAll('.st-key-mrr-table tr')]"
               ".map(r => [...r.querySelectorAll('td')].map(td => clean(td.textContent)))"
               ".find(tds => tds[0] === 'q5')?.[2]")
+_FA_READY = ".st-key-fa-verdicts .mz-claim"        # lesson 4's verdicts (not the core idea's)
+_FA_SCORE = "document.querySelector('.st-key-fa-strip .mz-score b')?.textContent"
+
+
 LESSONS: dict[str, LessonSpec] = {
     "recall-precision": LessonSpec(
         LESSON, '.rk-item[data-id="d2"]', "drag d2 rank 2 <-> 1 (RR)",
@@ -547,23 +551,24 @@ LESSONS: dict[str, LessonSpec] = {
         watch="document.querySelector('.st-key-dg-step-1 [data-testid=stAlert]')"
               "?.textContent"),
     # Lesson 4 (issue 5). Edit answer sentence 1 (21 <-> 30 days) and apply it (Ctrl+Enter):
-    # its verdict flips. The threshold slider one step from 0.70 to 0.75: sentences 1 and 2
-    # (71 % support) stop being supported. A 20,000-character paste, alternating a supported
-    # and a wrong-number text: the score card changes (target: within a second).
+    # its verdict flips (supported 83 % <-> check 67 %). The threshold slider one step from 0.80
+    # to 0.85: sentence 1 (83 % support) stops being supported. A 20,000-character paste,
+    # alternating a supported and a wrong-number text: the score line changes (target: within a
+    # second). The score is read from the score line that stays in view (``.mz-score b``).
     "faithfulness": LessonSpec(
-        "/faithfulness?lang=en&ex=en", ".mz-claim", "edit sentence 1 (21 <-> 30), Ctrl+Enter",
+        "/faithfulness?lang=en&ex=en", _FA_READY, "edit sentence 1 (21 <-> 30), Ctrl+Enter",
         act=lambda page, i: _type_answer(page, _FA_EDITS[i % 2]),
-        expected=lambda i: ("1 · Not supported — invented? · 57 %" if i % 2 == 0
-                            else "1 · Supported · 71 %"),
-        watch="document.querySelector('.mz-claim .mz-verdict')?.textContent"),
+        expected=lambda i: ("1 · Check by hand · 67 %" if i % 2 == 0
+                            else "1 · Supported · 83 %"),
+        watch=f"document.querySelector('{_FA_READY} .mz-verdict')?.textContent"),
     "faithfulness-slider": LessonSpec(
-        "/faithfulness?lang=en&ex=en&t=0.7", ".mz-claim", "threshold slider 0.70 <-> 0.75 (keys)",
+        "/faithfulness?lang=en&ex=en&t=0.8", _FA_READY, "threshold slider 0.80 <-> 0.85 (keys)",
         act=lambda page, i: _press_slider(page, "ArrowRight" if i % 2 == 0 else "ArrowLeft"),
-        expected=lambda i: "0.00" if i % 2 == 0 else "0.67", card="Faithfulness (careful)"),
+        expected=lambda i: "0.33" if i % 2 == 0 else "0.67", watch=_FA_SCORE),
     "faithfulness-paste": LessonSpec(
-        "/faithfulness?lang=en&ex=en", ".mz-claim", "paste 20,000 characters, Ctrl+Enter",
+        "/faithfulness?lang=en&ex=en", _FA_READY, "paste 20,000 characters, Ctrl+Enter",
         act=lambda page, i: _type_answer(page, _FA_PASTES[i % 2]),
-        expected=lambda i: "0.00" if i % 2 == 0 else "1.00", card="Faithfulness (careful)",
+        expected=lambda i: "0.00" if i % 2 == 0 else "1.00", watch=_FA_SCORE,
         target_ms=1000.0, target_cpu_ms=None),
     # /retrieve (issue 19): a new Arabic question typed and Enter pressed -> BM25, dense (the
     # query embedded: every question is new, so no cached vector) and hybrid rankings with
@@ -620,7 +625,7 @@ _FA_PASTES = (_paste("You get 30 working days of annual leave a year. "),
 def _type_answer(page, text: str) -> None:
     """Put ``text`` in the answer box (as a paste would: no key events) and apply it with
     Ctrl+Enter, whose keydown starts the clock."""
-    box = page.locator("[data-testid=stTextArea] textarea").nth(1)
+    box = page.locator(".st-key-fa-answer textarea")
     box.fill(text)
     box.press("Control+Enter")
 

@@ -25,7 +25,15 @@ from pathlib import Path
 
 from metrics import faithfulness
 
-__all__ = ["Cell", "agreement_table", "human_verdict", "item_verdict", "load_items", "wilson"]
+__all__ = ["LABELLED_SETS", "Cell", "agreement_table", "human_verdict", "item_verdict",
+           "load_items", "wilson"]
+
+# The labelled sets: ``dev`` (tuned on), ``heldout`` (never tuned on; aggregates only) and
+# ``old`` (the 35 items written beside the checker).
+_DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+LABELLED_SETS = {"dev": _DATA / "faithfulness_dev.toml",
+                 "heldout": _DATA / "faithfulness_heldout.toml",
+                 "old": _DATA / "faithfulness_labelled.toml"}
 
 _ORDER = {"unsupported": 0, "check": 1, "supported": 2}
 

@@ -18,17 +18,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from metrics.faithfulness_agreement import (  # noqa: E402
+    LABELLED_SETS,
     agreement_table,
     human_verdict,
     item_verdict,
     load_items,
 )
 
-FILES = {
-    "dev": ROOT / "tests/data/faithfulness_dev.toml",
-    "heldout": ROOT / "tests/data/faithfulness_heldout.toml",
-    "old": ROOT / "tests/data/faithfulness_labelled.toml",
-}
+FILES = LABELLED_SETS
 
 
 def load(split: str) -> list[dict]:
