@@ -157,8 +157,11 @@ def messages() -> None:
     c = texts.c()
     notice = st.session_state.pop(NOTICE, None)
     if notice:
-        st.success(layout.label(texts.ui(notice[0], {"code": notice[1]})),
-                   icon=":material/check_circle:")
+        words = layout.label(texts.ui(notice[0], {"code": notice[1]}))
+        if layout.is_presenting():   # the room's screen: say it without taking its space
+            st.toast(words, icon=":material/check_circle:")
+        else:
+            st.success(words, icon=":material/check_circle:")
     problem = st.session_state.pop(ERROR, None)
     if problem is None:
         return
@@ -173,7 +176,6 @@ def messages() -> None:
 
 
 def view() -> None:
-    auto_resume()
     messages()
     host = st.session_state.get(HOST)
     if not host:
@@ -281,11 +283,14 @@ def _cancel(what: str) -> None:
 
 
 def class_controls(code: str, key: str) -> None:
-    """Lock joining once the class is in; remove a participant (confirmed first)."""
+    """Lock joining once the class is in; remove a participant (confirmed first); export."""
     locked = bool(st.session_state.get(projector.CACHE, {}).get("locked"))
-    st.button(texts.ui("unlock_joining" if locked else "lock_joining"), key="live-lock",
-              icon=":material/lock_open:" if locked else ":material/lock_person:",
-              on_click=_set_lock, args=(code, key, not locked))
+    row = st.container(horizontal=True)
+    row.button(texts.ui("unlock_joining" if locked else "lock_joining"), key="live-lock",
+               icon=":material/lock_open:" if locked else ":material/lock_person:",
+               on_click=_set_lock, args=(code, key, not locked))
+    with row:
+        projector.export_button(code, key)
     with st.expander(layout.label(texts.ui("members")), icon=":material/group:"):
         removed = st.session_state.pop("live-removed", None)
         if removed is not None:

@@ -23,31 +23,55 @@ def _chosen() -> None:
     st.session_state[ROLE_CHOSEN] = True
 
 
-def role() -> str:
-    """Student or instructor. The instructor role comes by itself when this session hosts or
-    the browser keeps a session it started (after a reload), unless the address is a join
-    link or the role was picked by hand."""
-    if not st.session_state.get(ROLE_CHOSEN) and "join" not in st.query_params and (
-            instructor.HOST in st.session_state or instructor.stored_pair()):
+def current_role() -> str:
+    """Student or instructor. The instructor role comes by itself when this session hosts, or
+    when the browser keeps a session it started (a reload, a reconnect) and the address is not
+    a join link — unless the role was picked by hand."""
+    if instructor.HOST in st.session_state:
+        if not st.session_state.get(ROLE_CHOSEN) or ROLE not in st.session_state:
+            st.session_state[ROLE] = "instructor"
+    elif phone.ME in st.session_state:
+        st.session_state[ROLE] = "student"
+    elif (not st.session_state.get(ROLE_CHOSEN) and "join" not in st.query_params
+          and instructor.stored_pair()):
         st.session_state[ROLE] = "instructor"
-    st.session_state.setdefault(ROLE, "student")
+    return st.session_state.setdefault(ROLE, "student")
+
+
+def on_the_room_screen() -> bool:
+    """The projector, or a joined phone: no title, no role switch (presenter view, or leaving
+    the session, brings them back)."""
+    hosting = instructor.HOST in st.session_state
+    return (hosting and layout.is_presenting()) or (phone.ME in st.session_state
+                                                    and not hosting)
+
+
+def role_switch() -> None:
     r = texts.c()["role"]
-    return st.segmented_control(layout.label(r["label"]), ["student", "instructor"], key=ROLE,
-                                required=True, format_func=lambda v: r[v], on_change=_chosen)
+    st.segmented_control(layout.label(r["label"]), ["student", "instructor"], key=ROLE,
+                         required=True, format_func=lambda v: r[v], on_change=_chosen)
 
 
 @layout.friendly_errors("live.page")
 def main() -> None:
     layout.lesson_css("live")
-    c = texts.c()
-    running = instructor.HOST in st.session_state or phone.ME in st.session_state
-    layout.lesson_header({**c, "summary": ""} if running else c)
-    picked = role()
-    # what the browser keeps, read (and written) at one fixed place of every full run
-    if picked == "instructor" or "join" not in st.query_params:
-        kept.get(kept.HOST).draw("live-store-host", hand_over=not layout.is_presenting())
+    picked = current_role()
+    # what the browser keeps: read (and written) first, at fixed places of every full run,
+    # so that joining or resuming never moves (and so remounts) the element
     if picked == "student":
         kept.get(kept.PHONE).draw("live-store-me")
+    if picked == "instructor" or "join" not in st.query_params:
+        kept.get(kept.HOST).draw("live-store-host", hand_over=not layout.is_presenting())
+    if picked == "instructor" or (not st.session_state.get(ROLE_CHOSEN)
+                                  and "join" not in st.query_params):
+        instructor.auto_resume()
+        picked = current_role()
+    if not on_the_room_screen():
+        c = texts.c()
+        layout.lesson_header({**c, "summary": ""} if instructor.HOST in st.session_state
+                             else c)
+        role_switch()
+    if picked == "student":
         phone.view()
     else:
         instructor.view()

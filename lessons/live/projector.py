@@ -122,30 +122,28 @@ def draw(cache: dict, code: str, key: str, *, down: bool = False) -> None:
         st.info(layout.label(s["waiting"]), icon=":material/hourglass_top:")
         roster(names, joined)
         return
-    layout.markdown(f"#### {texts.prompt(q.template, q.scenario, q.measure)}")
+    # the count, the state and the two buttons first: the first screen of the projector
     count = fill(s["answered"], {"answered": tally.answered,
                                  "participants": tally.participants})
-    layout.markdown(f"### {count}\n\n{s['open'] if q.is_open else s['closed']}")
+    layout.markdown(f"{texts.prompt(q.template, q.scenario, q.measure)}\n\n### {count}")
+    st.caption(layout.label(s["open"] if q.is_open else s["closed"]))
     controls(q, code, key)
     if q.revealed:
         reveal_panel(q, tally)
-    ranking, spread = st.columns([1, 1], gap="medium")
-    with ranking:
-        screen.scenario(q.template, q.scenario, q.measure)
-    with spread:
-        if tally.answered:
-            labels = {str(o["value"]): option_label(q, str(o["value"])) for o in q.options}
-            spec = logic.distribution_chart(
-                tally, {"answer": s["chart_answer"], "count": s["chart_count"]},
-                revealed=q.revealed, option_labels=labels)
-            st.vega_lite_chart({**spec, "height": CHART_HEIGHT}, width="stretch")
-        else:
-            st.caption(layout.label(s["no_answers"]))
+    if tally.answered:
+        labels = {str(o["value"]): option_label(q, str(o["value"])) for o in q.options}
+        spec = logic.distribution_chart(
+            tally, {"answer": s["chart_answer"], "count": s["chart_count"]},
+            revealed=q.revealed, option_labels=labels)
+        st.vega_lite_chart({**spec, "height": CHART_HEIGHT}, width="stretch")
+    else:
+        st.caption(layout.label(s["no_answers"]))
+    screen.scenario(q.template, q.scenario, q.measure)   # open, with every value it needs
     roster(names, joined)
 
 
 def controls(q: Question, code: str, key: str) -> None:
-    """Close, reveal, export: right under the count, always on the first screen."""
+    """Reveal and close, right under the count."""
     s = texts.c()["screen"]
     row = st.container(horizontal=True)
     if not q.revealed:
@@ -154,8 +152,12 @@ def controls(q: Question, code: str, key: str) -> None:
     if q.is_open:
         row.button(s["close"], key="live-close", icon=":material/lock:",
                    on_click=act, args=("close_question", code, key, q.id))
-    row.download_button(
-        s["export"], data=lambda: service().export_csv(code, key).encode("utf-8-sig"),
+
+
+def export_button(code: str, key: str) -> None:
+    st.download_button(
+        texts.c()["screen"]["export"],
+        data=lambda: service().export_csv(code, key).encode("utf-8-sig"),
         file_name=f"mizan-live-{code}.csv", mime="text/csv", on_click="ignore",
         key="live-export", icon=":material/download:")
 
