@@ -18,7 +18,7 @@ import pytest
 from lessons.live import logic
 from teaching import exercises, measures, mistakes
 from text import bidi
-from text.i18n import Markup, fill, load_content, list_separator
+from text.i18n import Markup, fill, list_separator, load_content
 
 TEMPLATES = ("value_numeric", "value_choice", "predict_swap")
 LABELS = {m.label.lower(): key for key, m in measures.MEASURES.items()}

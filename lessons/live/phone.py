@@ -162,11 +162,11 @@ def join_form() -> None:
     if st.session_state.get("live-restore-down"):
         st.session_state["live-restore-at"] = time.monotonic()
         st.fragment(run_every=EVERY_S)(_wait_for_database)()
-    code_from_link = normalise_code(st.query_params.get("join", ""))
-    if code_from_link and "live-join-code" not in st.session_state:
-        st.session_state["live-join-code"] = code_from_link
     with st.form("live-join-form", border=False):
+        # the code from the QR link as the box's default (not written into the session
+        # state: the browser's first reply would overwrite that with an empty box)
         st.text_input(layout.label(j["code"]), key="live-join-code", max_chars=12,
+                      value=normalise_code(st.query_params.get("join", "")),
                       placeholder=j["code_placeholder"])
         st.text_input(layout.label(j["nickname"]), key="live-join-nick",
                       max_chars=NICKNAME_MAX, placeholder=j["nickname_placeholder"])
