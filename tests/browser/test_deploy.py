@@ -271,6 +271,47 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         phone.close()
 
 
+@pytest.mark.browser
+def test_an_instructor_whose_process_hangs_comes_back_by_itself_on_the_other(
+        classroom, browser):
+    """Issue 17: after a reconnect the projector resumes from the key its browser keeps,
+    without the code and key typed again, and goes on counting the class's answers."""
+    hung, alive = ports(classroom)
+    wait_until(lambda: in_rotation(classroom, alive), 30,   # e.g. after the fault tests above
+               what="the other process back in nginx's rotation")
+    host = context_on(browser, classroom, hung)
+    phone = context_on(browser, classroom, alive, viewport=PHONE, is_mobile=True)
+    try:
+        projector = host.new_page()
+        code = start_session(projector, classroom.base)
+        wait_until(lambda: projector.evaluate(
+            "() => localStorage.getItem('mizan-live-host')"), 20, step=0.5,
+                   what="the browser keeping the instructor key")
+        old = classroom.app_pid(hung)
+        os.kill(old, signal.SIGSTOP)
+        t0 = time.monotonic()
+        try:
+            student = phone.new_page()
+            join(student, classroom.base, code, "Rami")
+            answer(student, "0.5", "Send")
+            shows(student, "Your answer 0.5 is in.", 30)
+            # the instructor's page reconnects to the other process: a new session there,
+            # resumed from the browser, the projector counting again
+            shows(projector, "1 of 1 answered", 60)
+            took = time.monotonic() - t0
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(old, signal.SIGCONT)
+        assert took < 60, took
+        expect(projector.locator(".mz-live-code")).to_have_text(code)
+        expect(projector.get_by_role("button", name="Start a new session")).to_have_count(0)
+        projector.get_by_role("button", name="Reveal the answer").click()
+        shows(projector, "Right answer: 0.50 — 100% of the class got it.", 30)
+    finally:
+        host.close()
+        phone.close()
+
+
 CSP_WATCH = """
 window.__csp = [];
 document.addEventListener('securitypolicyviolation',

@@ -168,16 +168,31 @@ def record_frames(page: Page) -> list[bytes]:
     return frames
 
 
-def kept_key(page: Page, timeout: float = 20) -> tuple[str, str]:
-    """The (code, key) this browser keeps, once it keeps it."""
+def kept(page: Page, script: str, timeout: float = 20) -> dict:
+    """What this browser keeps under ``script``'s storage key, once it keeps it (the bridge
+    writes after the run that made the value)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        stored = page.evaluate(STORED_KEY)
+        stored = page.evaluate(script)
         if stored:
-            data = json.loads(stored)
-            return data["code"], data["key"]
+            return json.loads(stored)
         page.wait_for_timeout(200)
-    raise AssertionError("the browser never kept the instructor key")
+    raise AssertionError(f"the browser never kept anything for {script}")
+
+
+def kept_key(page: Page) -> tuple[str, str]:
+    """The (code, key) this browser keeps."""
+    data = kept(page, STORED_KEY)
+    return data["code"], data["key"]
+
+
+def heading_with(page: Page, text: str):
+    """The heading whose text, read without bidi isolates, contains ``text``."""
+    headings = main(page).get_by_role("heading")
+    for i in range(headings.count()):
+        if text in bidi.strip_bidi_controls(headings.nth(i).inner_text()):
+            return headings.nth(i)
+    raise AssertionError(f"no heading says {text!r}")
 
 
 def test_the_key_never_reaches_the_projector_view_or_a_student(browser, app_url):
@@ -227,7 +242,7 @@ def test_a_shared_link_carries_no_identity(browser, app_url, page):
     code = start_session(page, app_url)
     desk = browser.new_context(viewport={"width": 1280, "height": 900})
     student_page = join_on(desk, app_url, code, "Rana")
-    token = json.loads(student_page.evaluate(STORED_ME))["token"]
+    token = kept(student_page, STORED_ME)["token"]
     student_page.locator("[data-testid=stSidebar] summary").filter(
         has_text="Share this page").click()
     box = student_page.locator("[data-testid=stSidebar] .mz-copy input")
@@ -268,7 +283,7 @@ def test_the_projector_first_screen_holds_code_qr_and_count(browser, app_url, la
     inside = []
     for what, locator in (("code", page.locator(".mz-live-code")),
                           ("qr", page.locator(".mz-live-join svg")),
-                          ("count", page.get_by_role("heading", name=re.compile(counted))),
+                          ("count", heading_with(page, counted)),
                           ("reveal", page.get_by_role("button", name=re.compile(
                               "Reveal|اكشف")))):
         box = locator.first.bounding_box()
