@@ -35,7 +35,7 @@ pytestmark = [
 ]
 # faster than the defaults so that each fault resolves in seconds (deploy/README.md); the
 # ping not so fast that a loaded machine's healthy process looks silent (nginx cuts a
-# websocket after 3 missed pings, and today's page cannot resume an instructor: issue 17)
+# websocket after 3 missed pings; an instructor cut off resumes by itself, but a class waits)
 FAULT_ENV = {"MIZAN_WATCHDOG_S": "6", "MIZAN_RESTART_DELAY_S": "0.5", "MIZAN_WS_PING_S": "4",
              "MIZAN_NGINX_READ_S": "5", "MIZAN_NGINX_MAX_FAILS": "1"}
 PHONE = {"width": 390, "height": 844}
