@@ -293,3 +293,45 @@ def test_the_projector_first_screen_holds_code_qr_and_count(browser, app_url, la
     page.screenshot(path=tmp_path / f"projector-{lang}.png")
     assert all(ok for _, ok in inside), inside
     context.close()
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll(
+    '[data-testid=stMainBlockContainer] :is(button, a[href], [role=radio], input)')]
+  .filter(e => e.offsetParent !== null && getComputedStyle(e).pointerEvents !== 'none')
+  .map(e => { const r = (e.closest('label') || e).getBoundingClientRect();
+              return [e.tagName + ' ' + (e.innerText || e.getAttribute('aria-label') || ''),
+                      Math.round(r.width), Math.round(r.height)]; })
+  .filter(([, w, h]) => w < 44 || h < 44)"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_phone_taps_44_px_and_sees_the_question_box(browser, app_url, lang, tmp_path):
+    host = browser.new_context(viewport={"width": 1280, "height": 800})
+    laptop = host.new_page()
+    code = start_session(laptop, app_url, lang)
+    laptop.get_by_role("button", name="Push to the class" if lang == "en"
+                       else "أرسل السؤال إلى الصف").click()
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = phone.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(f"{app_url}{PATH}?join={code}&lang={lang}")
+    expect(page.get_by_label("Session code" if lang == "en" else "رمز الجلسة")).to_have_value(
+        code, timeout=30_000)
+    assert page.evaluate(SMALL_TARGETS) == []
+    page.get_by_role("button", name="Join" if lang == "en" else "انضمّ").click()
+    box = page.get_by_label("Your answer" if lang == "en" else "إجابتك")
+    expect(box).to_be_visible(timeout=30_000)
+    page.wait_for_timeout(1000)
+    assert page.evaluate(SMALL_TARGETS) == []
+    send = page.get_by_role("button", name="Send" if lang == "en" else "أرسِل")
+    page.screenshot(path=tmp_path / f"phone-{lang}.png", full_page=True)
+    page.screenshot(path=f"/tmp/live-page-phone-{lang}.png", full_page=True)
+    send.scroll_into_view_if_needed()
+    top = page.evaluate("() => window.scrollY")
+    seen = {name: locator.bounding_box() for name, locator in (
+        ("question", page.get_by_role("heading", level=4).first), ("box", box), ("send", send))}
+    # the question, its box and the button on one phone screen
+    assert all(b is not None and b["y"] >= 0 and b["y"] + b["height"] <= PHONE["height"]
+               for b in seen.values()), (top, seen)
+    phone.close()
+    host.close()
