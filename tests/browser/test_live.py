@@ -325,7 +325,6 @@ def test_the_phone_taps_44_px_and_sees_the_question_box(browser, app_url, lang, 
     assert page.evaluate(SMALL_TARGETS) == []
     send = page.get_by_role("button", name="Send" if lang == "en" else "أرسِل")
     page.screenshot(path=tmp_path / f"phone-{lang}.png", full_page=True)
-    page.screenshot(path=f"/tmp/live-page-phone-{lang}.png", full_page=True)
     send.scroll_into_view_if_needed()
     top = page.evaluate("() => window.scrollY")
     seen = {name: locator.bounding_box() for name, locator in (
