@@ -249,7 +249,7 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         t0 = time.monotonic()
         try:
             # the phone reconnects to the other process: a new session there, the same
-            # participant (found again from its address), its stored answer drawn again
+            # participant (found again from what its browser keeps), its stored answer drawn again
             shows(student, "Your answer: 0.5", 45)
             took = time.monotonic() - t0
             answer(student, "1", "Change my answer")
