@@ -535,8 +535,9 @@ class LiveService:
     def answer(self, code: str, token: str, question_id: int, value: str) -> AnswerResult:
         """Store (or change) this participant's answer; refused once the question is closed,
         for a removed participant (``removed``) and when sent sooner than the answer rate
-        allows after their previous one (``answer_too_fast``) — except the same answer again
-        (a resend after a reconnect), which is confirmed without a write."""
+        allows after their previous one (``answer_too_fast``). The same answer again (a resend
+        after a reconnect, or a second tap) is confirmed without a write, whenever it comes:
+        an answer resent is never stored twice."""
         if not isinstance(value, str) or not value.strip():
             raise LiveError("answer_empty")
         if len(value) > 64:
@@ -565,11 +566,11 @@ class LiveService:
             stored, number = _validate(q.kind, q.options, value)
             previous = conn.scalar(select(LiveAnswer.value).where(
                 LiveAnswer.question_id == int(question_id), LiveAnswer.participant_id == pid))
+            if previous == stored:   # the same answer again (a resend): nothing to change
+                return AnswerResult(stored, previous)
             moment = self.clock()
             if (who.last_answer_at is not None
                     and moment - who.last_answer_at < self.limits.answer_interval_s):
-                if previous == stored:
-                    return AnswerResult(stored, previous)
                 raise LiveError("answer_too_fast")
             conn.execute(update(LiveParticipant).where(LiveParticipant.id == pid)
                          .values(last_answer_at=moment))

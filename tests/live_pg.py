@@ -47,6 +47,19 @@ class Cluster:
     folder: Path
     _cmd_prefix: list[str]
     _bin: Path
+    _options: str = ""
+
+    def halt(self) -> None:
+        """Stop the server, keeping its data (``start_again`` brings it back)."""
+        subprocess.run([*self._cmd_prefix, str(self._bin / "pg_ctl"), "-D",
+                        str(self.folder / "data"), "-m", "fast", "-w", "stop"],
+                       capture_output=True, timeout=60, check=True)
+
+    def start_again(self) -> None:
+        subprocess.run([*self._cmd_prefix, str(self._bin / "pg_ctl"), "-D",
+                        str(self.folder / "data"), "-l", str(self.folder / "server.log"),
+                        "-o", self._options, "-w", "-t", "60", "start"],
+                       capture_output=True, timeout=120, check=True)
 
     def stop(self) -> None:
         subprocess.run([*self._cmd_prefix, str(self._bin / "pg_ctl"), "-D",
@@ -83,7 +96,7 @@ def start_cluster() -> Cluster:
         shutil.rmtree(folder, ignore_errors=True)
         raise RuntimeError(f"pg_ctl start failed: {text}")
     return Cluster(f"postgresql+psycopg://mizan@127.0.0.1:{port}/postgres", folder, prefix,
-                   binaries)
+                   binaries, options)
 
 
 # --- fixtures: each test on SQLite and on a fresh database in the throwaway cluster ------------

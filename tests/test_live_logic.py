@@ -127,3 +127,31 @@ def _q(spec: QuestionSpec):
 
     return Question(1, 1, spec.kind, spec.template, spec.measure, dict(spec.scenario),
                     list(spec.options), spec.correct, spec.tolerance, "open", False)
+
+
+@pytest.mark.parametrize(("page_url", "lang", "address", "expected", "warn"), [
+    # opened as localhost: the phones get this machine's network address, same port and path
+    ("http://localhost:8501/live?lang=en&present=1", "en", "192.168.1.20",
+     "http://192.168.1.20:8501/live?join=ABC234&lang=en", False),
+    ("http://127.0.0.1/live", "ar", "10.0.0.7", "http://10.0.0.7/live?join=ABC234", False),
+    ("http://[::1]:8501/live", "ar", "fd00::5", "http://[fd00::5]:8501/live?join=ABC234", False),
+    # nothing but loopback known: the link stays, and the page warns
+    ("http://localhost:8501/live", "en", None, "http://localhost:8501/live?join=ABC234&lang=en",
+     True),
+    # a real host name (the classroom's nginx): kept as it is, the fragment dropped
+    ("https://mizan.school.example/live?me=abc#x", "ar", "10.0.0.7",
+     "https://mizan.school.example/live?join=ABC234", False),
+])
+def test_the_join_link_is_one_a_phone_can_open(page_url, lang, address, expected, warn):
+    link = logic.join_link(page_url, "ABC234", lang, address)
+    assert (link.url, link.only_localhost) == (expected, warn)
+    assert logic.join_link("", "ABC234", "en", address).url == ""   # no address known (AppTest)
+
+
+def test_the_network_address_is_never_loopback():
+    import ipaddress
+
+    found = logic.network_address()
+    if found is not None:
+        ip = ipaddress.ip_address(found)
+        assert not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)

@@ -4,12 +4,15 @@ The link is built on the server from ``st.context.url`` (the address the browser
 it works under any host name or port) plus the current ``st.query_params``; the copy
 button is a tiny ``st.components.v2`` component (no iframe, no network) that copies it
 with the Clipboard API, falling back to selecting the text (plain-HTTP classroom servers
-have no Clipboard API). The QR code is drawn by ``segno`` as SVG.
+have no Clipboard API). The QR code is drawn by ``segno`` as SVG. A page names the query
+parameters that must never travel in a shared link (``keep_private("me")``: the live
+classroom's old participant token); the link, the copy box and the QR code leave them out.
 """
 
 from __future__ import annotations
 
 import functools
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import segno
 import streamlit as st
@@ -18,7 +21,9 @@ from runtime.state import current_url
 from text import bidi
 from text.i18n import current_lang, direction, t
 
-__all__ = ["qr_svg", "share_panel"]
+__all__ = ["keep_private", "qr_svg", "share_panel", "shareable"]
+
+_PRIVATE: set[str] = set()   # query parameters no shared link may carry (see keep_private)
 
 _HTML = '<div class="mz-copy"></div>'
 _CSS = """
@@ -75,6 +80,21 @@ export default function mountCopyLink(component) {
 _COPY = st.components.v2.component("mizan.copy_link", html=_HTML, css=_CSS, js=_JS)
 
 
+def keep_private(*names: str) -> None:
+    """Never put these query parameters in a shared link (process-wide, idempotent)."""
+    _PRIVATE.update(names)
+
+
+def shareable(url: str) -> str:
+    """``url`` without the private parameters."""
+    parts = urlsplit(url)
+    if not parts.query or not _PRIVATE:
+        return url
+    params = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+              if k not in _PRIVATE]
+    return urlunsplit(parts._replace(query=urlencode(params)))
+
+
 @functools.lru_cache(maxsize=64)
 def qr_svg(url: str, *, scale: int = 4) -> str:
     """An inline SVG QR code for ``url`` (dark modules on white, quiet zone kept)."""
@@ -84,7 +104,7 @@ def qr_svg(url: str, *, scale: int = 4) -> str:
 
 def share_panel(*, key: str = "mz-share", qr: bool = True) -> None:
     """Copy-link box and QR code of the current URL (in the current container)."""
-    url = current_url()
+    url = shareable(current_url())
     lang = current_lang()
     st.markdown(
         f'<div class="mz-prose" dir="{direction(lang)}" lang="{lang}"><p class="mz-small">'

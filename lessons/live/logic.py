@@ -1,17 +1,23 @@
-"""The live classroom's plain functions: lesson scenarios, the questions built from them, and
-what the projector draws. No Streamlit here; numbers come from ``metrics`` (the right value
-and, for wrong options, ``teaching.mistakes``); storage is ``live.service``.
+"""The live classroom's plain functions: lesson scenarios, the questions built from them, what
+the screens show of a question (every value needed to answer it), the join link, and the
+projector's chart. No Streamlit here; numbers come from ``metrics`` (the right value and, for
+wrong options, ``teaching.mistakes``); storage is ``live.service``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
+import socket
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from live.service import QuestionSpec, Tally
 from teaching import exercises, measures, mistakes, scenarios
 from teaching.exercises import Exercise
-from ui import charts
+from text.i18n import Markup, fill, list_separator
+from ui import charts, tables
 from ui.charts import PALETTE
 
 MEASURES = ("recall", "precision", "rr", "ap", "ndcg")   # the verdicts "which is better?" names
@@ -183,15 +189,139 @@ def ranking_rows(ranking: Sequence[str], qrels: Mapping[str, int], k: int) -> li
             for i, d in enumerate(ranking, start=1)]
 
 
-def unretrieved(ranking: Sequence[str], qrels: Mapping[str, int]) -> list[str]:
-    """Judged relevant documents the system never returned (they count for recall and IDCG)."""
-    return [d for d, _ in unretrieved_graded(ranking, qrels)]
-
-
 def unretrieved_graded(ranking: Sequence[str], qrels: Mapping[str, int]) -> list[tuple[str, int]]:
-    """The same documents with their grades."""
+    """Judged relevant documents the system never returned, with their grades (they count
+    for recall, AP and IDCG)."""
     seen = set(ranking)
     return [(d, g) for d, g in qrels.items() if g >= 1 and d not in seen]
+
+
+def is_graded(qrels: Mapping[str, int]) -> bool:
+    """Grades above 1 exist: the screens show each grade, not ✓/✗."""
+    return max(qrels.values(), default=0) > 1
+
+
+@dataclass(frozen=True)
+class SystemView:
+    """One ranking as a screen shows it: an optional title, its table, the notes under it."""
+
+    title: str
+    table: Markup
+    notes: Markup
+
+
+def scenario_view(template: str, scenario: Mapping, measure: str | None,
+                  words: Mapping[str, str], lang: str) -> list[SystemView]:
+    """What the phone and the projector show of a question's ranking(s): **every value needed
+    to answer it** — each retrieved document's grade (or ✓/✗), the cut-off, and the judged
+    relevant documents a system never retrieved *with their grades* (IDCG, recall and AP
+    count them); for a binary measure on graded documents, the relevance threshold; for a
+    graded measure on ✓/✗, the grade a ✓ stands for. ``tests/test_live_answerable.py``
+    computes every question's key from this text alone. ``words`` is ``[screen]``."""
+    qrels = {d: int(g) for d, g in dict(scenario.get("qrels", {})).items()}
+    k = int(scenario["k"])
+    graded = is_graded(qrels)
+    family = measures.family(measure) if measure else ""
+    systems = [(words["system_a"], scenario["ranking"]), (words["system_b"], scenario["other"])
+               ] if template == "better" and scenario.get("other") else [
+        ("", scenario["ranking"])]
+    out = []
+    for title, ranking in systems:
+        rows = ranking_rows(ranking, qrels, k)
+        table = tables.table(
+            [words["rank"], words["document"], words["grade" if graded else "relevant"]],
+            [[tables.bold(r["rank"]) if r["in_k"] else r["rank"], tables.code(r["id"]),
+              r["grade"] if graded else Markup("✓" if r["grade"] >= 1 else "✗")]
+             for r in rows])
+        notes = [fill(words["cutoff"], {"k": k})]
+        missed = unretrieved_graded(ranking, qrels)
+        if missed:
+            items = [fill(words["missed_graded"], {"id": tables.code(d), "grade": g})
+                     if graded else str(tables.code(d)) for d, g in missed]
+            notes.append(fill(words["unretrieved"],
+                              {"ids": Markup(list_separator(lang).join(items))}))
+        if graded and family in ("binary", "ap"):
+            notes.append(fill(words["relevant_from"],
+                              {"measure": Markup(measures.name(measure, k))}))
+        elif not graded and family == "graded":
+            notes.append(words["tick_is_grade_1"])
+        if family == "ap":
+            notes.append(words["ap_rule"])
+        elif family == "graded":
+            notes.append(words["graded_rule"])
+        out.append(SystemView(title, table, Markup("  \n".join(notes))))
+    return out
+
+
+# --- the join link -------------------------------------------------------------------------------
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost``, ``127.x.y.z``, ``::1``, ``0.0.0.0``: an address a phone cannot open."""
+    host = host.strip("[]").lower()
+    if host in LOOPBACK_NAMES or host.endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_unspecified
+
+
+def _usable(address: str) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return not (ip.is_loopback or ip.is_unspecified or ip.is_link_local or ip.is_multicast)
+
+
+def network_address() -> str | None:
+    """This machine's address on its network (IPv4), or None when it only has loopback.
+
+    The routing trick (a UDP socket "connected" to an outside address sends nothing and
+    reports the local address the system would use), tried for a public and the private
+    ranges — a closed classroom network has no default route — then the host name."""
+    for probe in ("192.0.2.1", "10.255.255.254", "172.31.255.254", "192.168.255.254"):
+        with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((probe, 9))
+            found = s.getsockname()[0]
+            if _usable(found):
+                return found
+    with contextlib.suppress(OSError):
+        for *_, sockaddr in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            if _usable(sockaddr[0]):
+                return sockaddr[0]
+    return None
+
+
+@dataclass(frozen=True)
+class JoinLink:
+    url: str
+    only_localhost: bool = False   # nothing better than localhost known: phones cannot open it
+
+
+def join_link(page_url: str, code: str, lang: str, address: str | None) -> JoinLink:
+    """The link the QR code and the projector show: the page the instructor has open with
+    ``?join=CODE`` (and ``lang`` unless Arabic). Opened as ``localhost``, it is rewritten to
+    this machine's network ``address`` (same scheme, port and path: a phone cannot open
+    anyone's localhost); with no such address the link stays and ``only_localhost`` warns."""
+    if not page_url:
+        return JoinLink("")
+    parts = urlsplit(page_url)
+    host = parts.hostname or ""
+    only_localhost = False
+    if is_loopback(host):
+        if address:
+            netloc = f"[{address}]" if ":" in address else address
+            netloc += f":{parts.port}" if parts.port else ""
+            parts = parts._replace(netloc=netloc)
+        else:
+            only_localhost = True
+    query = f"join={code}" + ("" if lang == "ar" else f"&lang={lang}")
+    return JoinLink(urlunsplit(parts._replace(query=query, fragment="")), only_localhost)
 
 
 def share_of_correct(t: Tally) -> float:

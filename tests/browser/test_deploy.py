@@ -35,7 +35,7 @@ pytestmark = [
 ]
 # faster than the defaults so that each fault resolves in seconds (deploy/README.md); the
 # ping not so fast that a loaded machine's healthy process looks silent (nginx cuts a
-# websocket after 3 missed pings, and today's page cannot resume an instructor: issue 17)
+# websocket after 3 missed pings; an instructor cut off resumes by itself, but a class waits)
 FAULT_ENV = {"MIZAN_WATCHDOG_S": "6", "MIZAN_RESTART_DELAY_S": "0.5", "MIZAN_WS_PING_S": "4",
              "MIZAN_NGINX_READ_S": "5", "MIZAN_NGINX_MAX_FAILS": "1"}
 PHONE = {"width": 390, "height": 844}
@@ -249,7 +249,7 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         t0 = time.monotonic()
         try:
             # the phone reconnects to the other process: a new session there, the same
-            # participant (found again from its address), its stored answer drawn again
+            # participant (found again from what its browser keeps), its stored answer drawn again
             shows(student, "Your answer: 0.5", 45)
             took = time.monotonic() - t0
             answer(student, "1", "Change my answer")
@@ -266,6 +266,47 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         tally = svc.tally(q.id)
         assert (tally.answered, tally.participants, tally.distribution[-1]) == (1, 1, ("1.00", 1))
         svc.engine.dispose()
+    finally:
+        host.close()
+        phone.close()
+
+
+@pytest.mark.browser
+def test_an_instructor_whose_process_hangs_comes_back_by_itself_on_the_other(
+        classroom, browser):
+    """Issue 17: after a reconnect the projector resumes from the key its browser keeps,
+    without the code and key typed again, and goes on counting the class's answers."""
+    hung, alive = ports(classroom)
+    wait_until(lambda: in_rotation(classroom, alive), 30,   # e.g. after the fault tests above
+               what="the other process back in nginx's rotation")
+    host = context_on(browser, classroom, hung)
+    phone = context_on(browser, classroom, alive, viewport=PHONE, is_mobile=True)
+    try:
+        projector = host.new_page()
+        code = start_session(projector, classroom.base)
+        wait_until(lambda: projector.evaluate(
+            "() => localStorage.getItem('mizan-live-host')"), 20, step=0.5,
+                   what="the browser keeping the instructor key")
+        old = classroom.app_pid(hung)
+        os.kill(old, signal.SIGSTOP)
+        t0 = time.monotonic()
+        try:
+            student = phone.new_page()
+            join(student, classroom.base, code, "Rami")
+            answer(student, "0.5", "Send")
+            shows(student, "Your answer 0.5 is in.", 30)
+            # the instructor's page reconnects to the other process: a new session there,
+            # resumed from the browser, the projector counting again
+            shows(projector, "1 of 1 answered", 60)
+            took = time.monotonic() - t0
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(old, signal.SIGCONT)
+        assert took < 60, took
+        expect(projector.locator(".mz-live-code")).to_have_text(code)
+        expect(projector.get_by_role("button", name="Start a new session")).to_have_count(0)
+        projector.get_by_role("button", name="Reveal the answer").click()
+        shows(projector, "Right answer: 0.50 — 100% of the class got it.", 30)
     finally:
         host.close()
         phone.close()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import time
@@ -52,10 +53,12 @@ def shows(page: Page, text: str, timeout: float = 15) -> None:
     raise AssertionError(f"{text!r} not shown; the page says:\n{seen[-1500:]}")
 
 
-def start_session(page: Page, url: str) -> str:
-    page.goto(f"{url}{PATH}?lang=en")
-    page.get_by_role("radio", name="The instructor: run a session").click()
-    page.get_by_role("button", name="Start a new session").click()
+def start_session(page: Page, url: str, lang: str = "en") -> str:
+    page.goto(f"{url}{PATH}?lang={lang}")
+    page.get_by_role("radio", name="The instructor: run a session" if lang == "en"
+                     else "المدرّس: أدير جلسة").click()
+    page.get_by_role("button", name="Start a new session" if lang == "en"
+                     else "ابدأ جلسة جديدة").click()
     code_box = page.locator(".mz-live-code")
     expect(code_box).to_have_text(re.compile(r"^[A-Z2-9]{6}$"), timeout=30_000)
     expect(page.locator(".mz-live-join svg")).to_be_visible()  # the QR code
@@ -98,8 +101,9 @@ def test_a_class_answers_changes_sees_the_reveal_and_the_instructor_exports(
     answer(students[2], "0.33", pause_ms=3000)
     shows(students[2], "Your answer 0.33 is in.")
 
-    # a reload keeps the phone's participant (the address carries its token) and its answer
-    assert "me=" in students[0].url
+    # a reload keeps the phone's participant (the browser keeps its token, the address
+    # never carries it) and its answer
+    assert "me=" not in students[0].url and "join=" in students[0].url
     students[0].reload()
     shows(students[0], "You joined session")
     shows(students[0], "Ali")
@@ -142,6 +146,191 @@ def test_unknown_code_and_arabic_student_screen(browser, app_url):
     page.goto(f"{app_url}{PATH}?join=ZZZ999")
     expect(page.get_by_label("رمز الجلسة")).to_have_value("ZZZ999", timeout=30_000)
     page.get_by_role("button", name="انضمّ").click()
-    shows(page, "لا توجد جلسة بهذا الرمز")
+    shows(page, "لا توجد جلسة مفتوحة بهذا الرمز")
     assert page.locator("[dir=rtl][lang=ar]").count() > 0
     context.close()
+
+
+# --- issue 17: the key, the token, a restart ------------------------------------------------------
+
+STORED_KEY = "() => localStorage.getItem('mizan-live-host')"
+STORED_ME = "() => localStorage.getItem('mizan-live-me')"
+
+
+def record_frames(page: Page) -> list[bytes]:
+    """Every websocket message the page receives from now on (Streamlit's protobufs)."""
+    frames: list[bytes] = []
+
+    def on_socket(ws):
+        ws.on("framereceived", lambda payload: frames.append(
+            payload if isinstance(payload, bytes) else payload.encode()))
+    page.on("websocket", on_socket)
+    return frames
+
+
+def kept(page: Page, script: str, timeout: float = 20) -> dict:
+    """What this browser keeps under ``script``'s storage key, once it keeps it (the bridge
+    writes after the run that made the value)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        stored = page.evaluate(script)
+        if stored:
+            return json.loads(stored)
+        page.wait_for_timeout(200)
+    raise AssertionError(f"the browser never kept anything for {script}")
+
+
+def kept_key(page: Page) -> tuple[str, str]:
+    """The (code, key) this browser keeps."""
+    data = kept(page, STORED_KEY)
+    return data["code"], data["key"]
+
+
+def heading_with(page: Page, text: str):
+    """The heading whose text, read without bidi isolates, contains ``text``."""
+    headings = main(page).get_by_role("heading")
+    for i in range(headings.count()):
+        if text in bidi.strip_bidi_controls(headings.nth(i).inner_text()):
+            return headings.nth(i)
+    raise AssertionError(f"no heading says {text!r}")
+
+
+def test_the_key_never_reaches_the_projector_view_or_a_student(browser, app_url):
+    laptop = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = laptop.new_page()
+    code = start_session(page, app_url)
+    _, key = kept_key(page)
+    assert len(key) == 32
+    # the projector: presenter view in the same browser (it resumes from what it keeps)
+    projector = laptop.new_page()
+    frames = record_frames(projector)
+    projector.goto(f"{app_url}{PATH}?lang=en&present=1")
+    expect(projector.locator(".mz-live-code")).to_have_text(code, timeout=30_000)
+    projector.locator("[data-testid=stExpander] summary").first.click()
+    projector.get_by_role("button", name="Push to the class").click()
+    shows(projector, "0 of 0 answered")
+    projector.wait_for_timeout(3000)   # a few projector polls
+    assert frames and not any(key.encode() in f for f in frames)
+    assert key not in projector.content()
+    # the laptop switches to presenter view: not one message carries the key any more
+    later = record_frames(page)
+    page.reload()
+    expect(page.locator(".mz-live-code")).to_have_text(code, timeout=30_000)
+    page.get_by_role("button", name="Presenter view").click()
+    shows(page, "0 of 0 answered")
+    page.wait_for_timeout(2000)
+    assert later and not any(key.encode() in f for f in later)
+    # a student's phone
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    student_page = phone.new_page()
+    student_frames = record_frames(student_page)
+    student_page.goto(f"{app_url}{PATH}?join={code}&lang=en")
+    expect(student_page.get_by_label("Session code")).to_have_value(code, timeout=30_000)
+    student_page.get_by_role("button", name="Join").click()
+    shows(student_page, "What is recall@3 for this ranking?", 20)
+    answer(student_page, "0.5")
+    shows(student_page, "Your answer 0.5 is in.")
+    assert not any(key.encode() in f for f in student_frames)
+    assert key not in student_page.content()
+    phone.close()
+    laptop.close()
+
+
+def test_a_shared_link_carries_no_identity(browser, app_url, page):
+    from ui import share
+
+    code = start_session(page, app_url)
+    desk = browser.new_context(viewport={"width": 1280, "height": 900})
+    student_page = join_on(desk, app_url, code, "Rana")
+    token = kept(student_page, STORED_ME)["token"]
+    student_page.locator("[data-testid=stSidebar] summary").filter(
+        has_text="Share this page").click()
+    box = student_page.locator("[data-testid=stSidebar] .mz-copy input")
+    expect(box).to_have_value(re.compile("join="), timeout=10_000)
+    link = box.input_value()
+    assert "me=" not in link and token not in link and f"join={code}" in link
+    drawn = student_page.locator("[data-testid=stSidebar] .mz-qr svg path").first
+    expected = re.search(r' d="([^"]+)"', share.qr_svg(link)).group(1)
+    assert drawn.get_attribute("d") == expected          # the QR code is that same link
+    assert token not in student_page.url
+    desk.close()
+
+
+def join_on(context, url: str, code: str, nickname: str) -> Page:
+    page = context.new_page()
+    page.set_default_timeout(20_000)
+    page.goto(f"{url}{PATH}?join={code}&lang=en")
+    expect(page.get_by_label("Session code")).to_have_value(code, timeout=30_000)
+    page.get_by_label("Nickname (optional)").fill(nickname)
+    page.get_by_role("button", name="Join").click()
+    shows(page, f"You joined session {code}")
+    return page
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_projector_first_screen_holds_code_qr_and_count(browser, app_url, lang, tmp_path):
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    code = start_session(page, app_url, lang)
+    push = "Push to the class" if lang == "en" else "أرسل السؤال إلى الصف"
+    page.get_by_role("button", name=push).click()
+    page.get_by_role("button", name="Presenter view" if lang == "en" else "وضع العرض").click()
+    counted = "0 of 0 answered" if lang == "en" else "أجاب 0 من 0"
+    shows(page, counted)
+    expect(page.locator(".mz-live-code")).to_have_text(code)
+    page.wait_for_timeout(1000)
+    inside = []
+    for what, locator in (("code", page.locator(".mz-live-code")),
+                          ("qr", page.locator(".mz-live-join svg")),
+                          ("count", heading_with(page, counted)),
+                          ("reveal", page.get_by_role("button", name=re.compile(
+                              "Reveal|اكشف")))):
+        box = locator.first.bounding_box()
+        inside.append((what, box is not None and box["y"] >= 0
+                       and box["y"] + box["height"] <= 800 and box["x"] >= 0
+                       and box["x"] + box["width"] <= 1280))
+    page.screenshot(path=tmp_path / f"projector-{lang}.png")
+    assert all(ok for _, ok in inside), inside
+    context.close()
+
+
+SMALL_TARGETS = """() => [...document.querySelectorAll(
+    '[data-testid=stMainBlockContainer] :is(button, a[href], [role=radio], input)')]
+  .filter(e => e.offsetParent !== null && getComputedStyle(e).pointerEvents !== 'none')
+  .map(e => { const r = (e.closest('label') || e).getBoundingClientRect();
+              return [e.tagName + ' ' + (e.innerText || e.getAttribute('aria-label') || ''),
+                      Math.round(r.width), Math.round(r.height)]; })
+  .filter(([, w, h]) => w < 44 || h < 44)"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_phone_taps_44_px_and_sees_the_question_box(browser, app_url, lang, tmp_path):
+    host = browser.new_context(viewport={"width": 1280, "height": 800})
+    laptop = host.new_page()
+    code = start_session(laptop, app_url, lang)
+    laptop.get_by_role("button", name="Push to the class" if lang == "en"
+                       else "أرسل السؤال إلى الصف").click()
+    phone = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    page = phone.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(f"{app_url}{PATH}?join={code}&lang={lang}")
+    expect(page.get_by_label("Session code" if lang == "en" else "رمز الجلسة")).to_have_value(
+        code, timeout=30_000)
+    assert page.evaluate(SMALL_TARGETS) == []
+    page.get_by_role("button", name="Join" if lang == "en" else "انضمّ").click()
+    box = page.get_by_label("Your answer" if lang == "en" else "إجابتك")
+    expect(box).to_be_visible(timeout=30_000)
+    page.wait_for_timeout(1000)
+    assert page.evaluate(SMALL_TARGETS) == []
+    send = page.get_by_role("button", name="Send" if lang == "en" else "أرسِل")
+    page.screenshot(path=tmp_path / f"phone-{lang}.png", full_page=True)
+    send.scroll_into_view_if_needed()
+    top = page.evaluate("() => window.scrollY")
+    seen = {name: locator.bounding_box() for name, locator in (
+        ("question", page.get_by_role("heading", level=4).first), ("box", box), ("send", send))}
+    # the question, its box and the button on one phone screen
+    assert all(b is not None and b["y"] >= 0 and b["y"] + b["height"] <= PHONE["height"]
+               for b in seen.values()), (top, seen)
+    phone.close()
+    host.close()
