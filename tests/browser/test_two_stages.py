@@ -89,7 +89,7 @@ def test_arabic_sorter_and_diagram_read_right_to_left(page, app_url):
     page.wait_for_function("document.fonts.check('16px \"Mizan Arabic\"', 'الاسترجاع')")
     case = page.locator(CASE)
     expect(case.locator(".mz-prose[lang=ar]").first).to_have_css("direction", "rtl")
-    pick(page, "التوليد اخترع ما لا يقوله أي مقطع")
+    pick(page, "التوليد اختلق ما لا يقوله أي مقطع")
     expect(case.locator("[data-testid=stAlertContentSuccess]")).to_contain_text("أصبت")
     expect(case.locator(".mz-metric-value").nth(2)).to_have_text("0.67")
 
