@@ -244,6 +244,10 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
         join(student, classroom.base, code, "Hana")
         answer(student, "0.5", "Send")
         shows(student, "Your answer 0.5 is in.", 30)
+        # the participant is what the browser keeps (written a run after joining): the fault
+        # comes once it holds it
+        wait_until(lambda: student.evaluate("() => localStorage.getItem('mizan-live-me')"),
+                   20, step=0.5, what="the browser keeping the participant")
         old = classroom.app_pid(hung)
         os.kill(old, signal.SIGSTOP)
         t0 = time.monotonic()
