@@ -106,12 +106,14 @@ class Example:
     key: str
     files: Mapping[str, str]          # slot -> file name in assets/examples
     measure: str                      # the measure its lesson is about: shown first
+    lesson: str                       # the folder of the lesson its files come from
 
 
 EXAMPLES: tuple[Example, ...] = (
     Example("systems", {QRELS: "seed_qrels.trec", "r1": "seed_vector.trec",
-                        "r2": "seed_hybrid.csv"}, "RR"),
-    Example("graded", {QRELS: "graded_qrels.json", "r1": "graded_run.trec"}, "nDCG"),
+                        "r2": "seed_hybrid.csv"}, "RR", mrr_link.FOLDER),
+    Example("graded", {QRELS: "graded_qrels.json", "r1": "graded_run.trec"}, "nDCG",
+            ndcg_link.FOLDER),
 )
 
 
@@ -159,7 +161,7 @@ def error_values(err: FormatError | MetricError,
     file kinds in the page's language, lists shortened. Strings stay raw (``fill`` escapes)."""
     values: dict[str, object] = {}
     for name, value in err.params.items():
-        if name in ("size", "limit"):
+        if name in ("size", "limit") and isinstance(err, FormatError):
             values[name] = _mb(value)
         elif name == "kind":
             values[name] = _word(words, "kinds", value)
@@ -171,7 +173,7 @@ def error_values(err: FormatError | MetricError,
         elif name in ("expected", "found") and err.key == "json_structure":
             values[name] = _word(words, "json", value)
         elif name == "accepted" or isinstance(value, (list, tuple)):
-            values[name] = _listing(value)
+            values[name] = _listing(value) if len(value) else "—"
         else:
             values[name] = "" if value is None else value
     return values
@@ -294,7 +296,8 @@ def parse_measures(text: str) -> tuple[list[str], list[MetricError]]:
 def formula_help(measure: str, lang: str) -> str:
     """What hovering a measure shows: its description and its formula (LaTeX source)."""
     m = parse(measure).measure
-    return f"{m.description[lang]}\n\n{m.formula}"
+    # "|" would end a Markdown table cell even inside an attribute: the divides sign instead
+    return f"{m.description[lang]}\n\n{m.formula}".replace("|", "∣")
 
 
 def judged_k(s: Settings) -> int:
@@ -507,6 +510,14 @@ def _best(column: pd.Series) -> list[str]:
 # --- reports ----------------------------------------------------------------------------------
 
 
+def plain(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with ``{{name}}`` replaced as it is, unescaped: for text that is not
+    Markdown (chart labels, metric card labels, table cells), which escapes it itself."""
+    for name, value in values.items():
+        template = template.replace("{{" + name + "}}", str(value))
+    return template
+
+
 def note_words(texts: Mapping[str, str]) -> dict[str, str]:
     """The sentences of ``metrics.report.note`` in the page's language (``[report_note]``)."""
     return {key: texts[key] for key in report.NOTE}
@@ -521,7 +532,7 @@ def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str
         "markdown": ("runs.md", "text/markdown",
                      report.markdown_table(cmp, words=words, with_counts=True)),
         "latex": ("runs.tex", "application/x-tex", report.latex_table(cmp, caption=caption)),
-        "csv": ("runs.csv", "text/csv", report.csv_table(cmp)),
+        "table_csv": ("runs.csv", "text/csv", report.csv_table(cmp)),
     }
 
 

@@ -229,7 +229,7 @@ def inputs_section() -> None:
     layout.markdown(f"**{inputs['examples_heading']}**")
     cols = st.columns(2)
     for col, example in zip(cols, logic.EXAMPLES, strict=True):
-        number = catalog.number_of(logic.lesson_for(example.measure).FOLDER)
+        number = catalog.number_of(example.lesson)
         col.button(fill(inputs[f"example_{example.key}"], {"lesson": number}),
                    key=f"lab-example-{example.key}",
                    on_click=use_example, args=(example.key,), icon=":material/science:",
@@ -375,7 +375,7 @@ def chart_labels(a: str = "A", b: str = "B") -> dict[str, str]:
              "same": cmp_text["same"], "worse": cmp_text["worse"], "query": cmp_text["query"],
              "position": cmp_text["position"], "delta": cmp_text["delta"],
              "recall": res["recall"], "precision": res["precision"]}
-    out = {key: charts.text(fill(text, {"a": a, "b": b})) for key, text in words.items()}
+    out = {key: charts.text(logic.plain(text, {"a": a, "b": b})) for key, text in words.items()}
     return {**out, "a": charts.text(a), "b": charts.text(b)}
 
 
@@ -548,11 +548,11 @@ def pair_section(cmp, measure: str):
     view = logic.pair(cmp, run, measure)
     names = {"a": a, "b": b}
     layout.metric_row([
-        (fill(cmp_text["wins"], names), view.wins), (cmp_text["ties"], view.ties),
-        (fill(cmp_text["losses"], names), view.losses),
-        (fill(cmp_text["mean_of"], {"run": a}), logic.num(view.mean_a)),
-        (fill(cmp_text["mean_of"], {"run": b}), logic.num(view.mean_b)),
-        (fill(cmp_text["mean_delta"], names), logic.signed(view.mean_delta)),
+        (logic.plain(cmp_text["wins"], names), view.wins), (cmp_text["ties"], view.ties),
+        (logic.plain(cmp_text["losses"], names), view.losses),
+        (logic.plain(cmp_text["mean_of"], {"run": a}), logic.num(view.mean_a)),
+        (logic.plain(cmp_text["mean_of"], {"run": b}), logic.num(view.mean_b)),
+        (logic.plain(cmp_text["mean_delta"], names), logic.signed(view.mean_delta)),
         (cmp_text["ci"], f"[{logic.signed(view.ci_low)}, {logic.signed(view.ci_high)}]"),
         (cmp_text["p_t"], logic.p_text(view.p_ttest)),
         (cmp_text["p_rand"], logic.p_text(view.p_randomization)),
@@ -585,8 +585,8 @@ def pair_section(cmp, measure: str):
 def delta_table(table, a: str, b: str):
     """Per-query deltas for display: run names as columns, the outcome in the page's words."""
     names = {"a": a, "b": b}
-    words = {"win": fill(cmp_text["better"], names), "tie": cmp_text["same"],
-             "loss": fill(cmp_text["worse"], names)}
+    words = {"win": logic.plain(cmp_text["better"], names), "tie": cmp_text["same"],
+             "loss": logic.plain(cmp_text["worse"], names)}
     return logic.delta_display(table, words, a, b)
 
 
@@ -607,10 +607,8 @@ def explain_section(named, qrels, tables_, measure: str, pair_view) -> None:
     rankings = {name: logic.ranking_of(named[name].frame, query) for name in shown}
     grades = logic.judgments_of(qrels.frame, query)
     links = logic.explain_links(measure, query, rankings, grades, lang)
-    with st.container(key="lab-explain-links"):
-        cols = st.columns(len(links))
-    for col, (name, link) in zip(cols, links, strict=True):
-        with col:
+    for i, (name, link) in enumerate(links):
+        with st.container(key=f"lab-explain-link-{i}"):
             lesson_name = expl[f"lesson_{link.lesson}"]
             text = fill(expl["open"] if name is None else expl["open_run"],
                         {"lesson": lesson_name, "run": name or ""})
