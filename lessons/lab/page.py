@@ -26,7 +26,7 @@ from ui import charts, layout, tables
 FOLDER = "lab"
 QRELS, RUNS, SEEN, PROBLEMS, CACHE, PASTE = ("lab.qrels", "lab.runs", "lab.seen",
                                              "lab.problems", "lab.cache", "lab.paste")
-PREFER, COUNTER = "lab.prefer", "lab.counter"
+PREFER, COUNTER, FUSION_NOTE = "lab.prefer", "lab.counter", "lab.fusion"
 
 c = load_content(FOLDER)
 lang = current_lang()
@@ -52,8 +52,12 @@ def name_key(slot: str) -> str:
 
 
 def new_slot() -> str:
-    st.session_state[COUNTER] = st.session_state.get(COUNTER, 0) + 1
-    return f"r{st.session_state[COUNTER]}"
+    """A slot no run has (the examples' runs come with r1, r2)."""
+    while True:
+        st.session_state[COUNTER] = st.session_state.get(COUNTER, 0) + 1
+        slot = f"r{st.session_state[COUNTER]}"
+        if slot not in runs:
+            return slot
 
 
 def add_run(loaded: logic.Loaded) -> None:
@@ -395,8 +399,7 @@ def results_section(settings: logic.Settings | None) -> None:
     names = run_names()
     if len(set(names.values())) < len(names):
         st.warning(layout.label(res["duplicate_names"]))
-        names = dict(zip(names, unique_names(list(names.values())), strict=True))
-    named = {names[slot]: run for slot, run in runs.items()}
+    named = named_runs()
     keys = {name: logic.result_key(run, qrels, settings) for name, run in named.items()}
     results: dict[str, logic.Result] = {}
     try:
@@ -619,38 +622,56 @@ def explain_section(named, qrels, tables_, measure: str, pair_view) -> None:
                                                           "k": parse(measure).k or ""})))
 
 
+def named_runs() -> dict[str, logic.Loaded]:
+    """name -> run, the names as the user left them, told apart when two are equal."""
+    names = run_names()
+    unique = unique_names(list(names.values()))
+    return {name: runs[slot] for slot, name in zip(names, unique, strict=True)}
+
+
+def fuse_now() -> None:
+    """The form's callback: runs before the page is drawn, so the new run's name box can be
+    set (a widget's value cannot change once it is drawn)."""
+    named = named_runs()
+    parts = [p for p in st.session_state.get("lab-fuse-runs", []) if p in named]
+    method = st.session_state.get("lab-fuse-method", "rrf")
+    norm = st.session_state.get("lab-fuse-norm", "min-max")
+    if len(parts) < 2:
+        st.session_state[FUSION_NOTE] = ("warning",
+                                         message(MetricError("fusion_runs", found=len(parts))))
+        return
+    if len(runs) >= MAX_RUNS:
+        st.session_state[FUSION_NOTE] = ("warning", message(MetricError(
+            "run_count", found=len(runs) + 1, limit=MAX_RUNS)))
+        return
+    try:
+        fused = logic.fuse({p: named[p] for p in parts}, method, norm, new_slot())
+    except (MetricError, FormatError) as err:
+        st.session_state[FUSION_NOTE] = ("error", message(err))
+        return
+    if any(r.digest == fused.digest for r in runs.values()):
+        st.session_state[FUSION_NOTE] = ("info", fus["already"])
+        return
+    add_run(fused)
+
+
 @layout.friendly_errors("lab.fusion")
 def fusion_section(named) -> None:
     layout.section(c, "fusion")
     with st.form("lab-fusion", border=True):
-        parts = st.multiselect(layout.label(fus["runs"]), list(named),
-                               default=list(named)[:2], key="lab-fuse-runs")
+        st.multiselect(layout.label(fus["runs"]), list(named), default=list(named)[:2],
+                       key="lab-fuse-runs")
         cols = st.columns(2)
-        method = cols[0].radio(layout.label(fus["method"]), logic.FUSION_METHODS,
-                               key="lab-fuse-method", format_func=lambda m: fus[f"method_{m}"])
-        norm = cols[1].radio(layout.label(fus["norm"]), logic.FUSION_NORMS, key="lab-fuse-norm",
-                             format_func=lambda n: fus[f"norm_{n}"], help=fus["norm_help"])
-        go = st.form_submit_button(fus["make"], icon=":material/merge:")
-    if not go:
-        return
-    if len(parts) < 2:
-        st.warning(layout.label(message(MetricError("fusion_runs", found=len(parts)))))
-        return
-    if len(runs) >= MAX_RUNS:
-        st.warning(layout.label(message(MetricError("run_count", found=len(runs) + 1,
-                                                    limit=MAX_RUNS))))
-        return
-    with st.spinner(fus["making"]):
-        try:
-            fused = logic.fuse({p: named[p] for p in parts}, method, norm, new_slot())
-        except (MetricError, FormatError) as err:
-            st.error(layout.label(message(err)))
-            return
-    if any(r.digest == fused.digest for r in runs.values()):
-        st.info(layout.label(fus["already"]))
-        return
-    add_run(fused)
-    st.rerun()
+        cols[0].radio(layout.label(fus["method"]), logic.FUSION_METHODS, key="lab-fuse-method",
+                      format_func=lambda m: fus[f"method_{m}"])
+        cols[1].radio(layout.label(fus["norm"]), logic.FUSION_NORMS, key="lab-fuse-norm",
+                      format_func=lambda n: fus[f"norm_{n}"], help=fus["norm_help"])
+        st.form_submit_button(fus["make"], icon=":material/merge:", key="lab-fuse-make",
+                              on_click=fuse_now)
+    note = st.session_state.pop(FUSION_NOTE, None)
+    if note is not None:
+        kind, text = note
+        getattr(st, kind)(layout.label(text))
 
 
 layout.lesson_css("lab")
