@@ -225,3 +225,12 @@ def test_explain_links_open_the_lesson_without_a_bad_value(measure, page, exampl
                                                          alert_text(lesson))
         key = "r" if "r" in link.params else "v"
         assert lesson.query_params[key] == link.params[key]
+
+
+def test_precision_recall_curve_on_demand():
+    at = with_example()
+    assert not [k for k in at.session_state["lab.cache"] if k[0] == "pr"]   # not computed
+    at.toggle(key="lab-pr").set_value(True).run()
+    assert not at.exception
+    assert [k for k in at.session_state["lab.cache"] if k[0] == "pr"]
+    assert at.selectbox(key="lab-pr-query").options[:2] == ["mean over the queries", "q1"]

@@ -520,3 +520,19 @@ def test_explain_links_carry_lang_and_the_users_own_ids():
         assert name is None and ap.lesson == "mrr" and ap.params["lang"] == lang
         nd = logic.explain_links("nDCG@10", q, rankings, grades, lang)
         assert all(link.params["lang"] == lang for _, link in nd)
+
+
+def test_precision_recall_curves_per_run_mean_and_one_query():
+    files = logic.load_example("systems")
+    runs = {"vector": files["r1"], "hybrid": files["r2"]}
+    curves = logic.pr_curves(runs, files["qrels"], logic.Settings())
+    mean = logic.pr_rows(curves)
+    assert len(mean) == 22 and {r["run"] for r in mean} == {"vector", "hybrid"}
+    direct = metrics.pr_curve(files["r1"].frame, files["qrels"].frame).mean
+    assert [r["precision"] for r in mean if r["run"] == "vector"] == pytest.approx(
+        list(direct))
+    one = logic.pr_rows(curves, "q5")
+    assert [r["precision"] for r in one if r["run"] == "vector"] == pytest.approx(
+        list(metrics.pr_curve(files["r1"].frame, files["qrels"].frame).per_query.loc["q5"]))
+    spec = logic.pr_chart(curves, {"recall": "recall", "precision": "p", "run": "run"})
+    assert charts.svg(logic.titled(spec, "P–R: vector, hybrid")).count("<svg") >= 1
