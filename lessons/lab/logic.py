@@ -633,9 +633,15 @@ def delta_display(table: pd.DataFrame, words: Mapping[str, str], a: str = "A",
 
 # --- charts (plain Vega-Lite dicts; axes left to right in both languages) --------------------
 
-# The lab's two runs first, then Tableau 10's colours without its two closest to them.
-RUN_COLOURS = (PALETTE["run_a"], PALETTE["run_b"], "#4e79a7", "#e15759", "#76b7b2", "#edc948",
-               "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#59a14f")
+RUN_COLOURS = (PALETTE["run_a"], PALETTE["run_b"])
+
+
+def run_scale(runs: Sequence[str]) -> dict:
+    """The colours of the runs: the lab's two, or Vega's Tableau 10 for more (up to ten
+    runs plus nothing else: one colour each)."""
+    if len(runs) <= len(RUN_COLOURS):
+        return {"domain": list(runs), "range": list(RUN_COLOURS[:len(runs)])}
+    return {"domain": list(runs), "scheme": "tableau10"}
 
 
 def titled(spec: dict, title: str) -> dict:
@@ -673,7 +679,7 @@ def histogram_chart(results: Mapping[str, pd.DataFrame], measure: str,
         "x": x,
         "y": {"field": "queries", "type": "quantitative", "title": labels["queries"]},
         "color": {"field": "run", "type": "nominal", "title": None,
-                  "scale": {"domain": runs, "range": list(RUN_COLOURS[:len(runs)])},
+                  "scale": run_scale(runs),
                   "legend": {"orient": "bottom", "columns": 3}},
         "tooltip": [{"field": "run", "title": labels["run"]},
                     {"field": "bin", "title": measure},
@@ -721,7 +727,7 @@ def pr_chart(curves: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
             "y": {"field": "precision", "type": "quantitative", "title": labels["precision"],
                   "scale": {"domain": [0, 1]}},
             "color": {"field": "run", "type": "nominal", "title": None,
-                      "scale": {"domain": runs, "range": list(RUN_COLOURS[:len(runs)])},
+                      "scale": run_scale(runs),
                       "legend": {"orient": "bottom", "columns": 3}},
             "tooltip": [{"field": "run", "title": labels["run"]},
                         {"field": "recall", "title": labels["recall"], "format": ".1f"},
