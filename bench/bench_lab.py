@@ -125,8 +125,8 @@ def in_browser(run: Path, qrels: Path) -> tuple[float, int, int]:
             page.locator(".st-key-lab-up-qrels input[type=file]").set_input_files(str(qrels))
             page.locator(".st-key-lab-remove-qrels").wait_for()
             t0 = time.perf_counter()
-            page.locator(".st-key-lab-up-a input[type=file]").set_input_files(str(run))
-            page.locator(".st-key-lab-mean [data-testid=stDataFrame]").wait_for(state="visible")
+            page.locator(".st-key-lab-up-runs input[type=file]").set_input_files(str(run))
+            page.locator(".st-key-lab-mean table").wait_for(state="visible")
             page.locator(".st-key-lab-per-query [data-testid=stDataFrame]").wait_for(
                 state="visible")
             seconds = time.perf_counter() - t0

@@ -51,6 +51,7 @@ NOTE: Mapping[str, str] = {
     "baseline": "Each run is tested against {baseline}.",
     "pairs": "Every pair of runs is tested.",
     "best": "Bold: the best mean in its column.",
+    "separator": "; ",
 }
 
 
@@ -75,7 +76,7 @@ def note(cmp: RunComparison, words: Mapping[str, str] | None = None) -> str:
         test = w["randomization"].format(resamples=_number(cmp.n_resamples), seed=cmp.seed)
     correction = w[cmp.correction].format(m=cmp.n_comparisons)
     alpha = w["alpha" if cmp.correction != "none" else "alpha_none"].format(alpha=cmp.alpha)
-    parts.append(f"{w['markers']} ({test}; {correction}; {alpha}).")
+    parts.append(f"{w['markers']} ({w['separator'].join((test, correction, alpha))}).")
     parts.append(w["baseline"].format(baseline=cmp.baseline) if cmp.baseline is not None
                  else w["pairs"])
     parts.append(w["best"])

@@ -8,12 +8,16 @@ import gzip
 import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import metrics
 from lessons.lab import logic
-from metrics.errors import FormatError
+from metrics import report
+from metrics.errors import MAX_PROBLEMS, FormatError, MetricError
 from runtime import state
+from text import bidi
 from text.i18n import LANGS, load_content, placeholders
 from ui import charts
 
@@ -32,6 +36,11 @@ def io_keys() -> set[str]:
 def message(err: FormatError, lang: str = "en") -> str:
     c = TEXTS[lang]
     return logic.error_message(err, c["format_errors"], c["format_words"])
+
+
+def metric_message(err: MetricError, lang: str = "en") -> str:
+    c = TEXTS[lang]
+    return logic.error_message(err, c["format_errors"], c["format_words"], c["metric_errors"])
 
 
 def fails(slot: str, data: bytes) -> FormatError:
@@ -106,27 +115,27 @@ TREC = b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\n"
 
 
 @pytest.mark.parametrize(("slot", "data", "key", "line"), [
-    ("a", b"", "empty_file", None),
-    ("a", b"   \n\n", "empty_file", None),
-    ("a", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0\n", "wrong_column_count", 2),      # wrong columns
-    ("a", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\n", "non_numeric_score", 2),   # wrong type
+    ("r1", b"", "empty_file", None),
+    ("r1", b"   \n\n", "empty_file", None),
+    ("r1", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0\n", "wrong_column_count", 2),      # wrong columns
+    ("r1", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\n", "non_numeric_score", 2),   # wrong type
     ("qrels", b"q1 0 d1 1\nq1 0 d2 yes\n", "non_integer_grade", 2),
-    ("a", b"query_id\tdoc_id\tscore\nq1\td1\t1\nq1,d2,2\n", "mixed_separators", 3),  # mixed
-    ("a", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.5 x\nq1 Q0 d1 3 1.0 x\n", "duplicate_doc", 3),
-    ("a", b"q1 0 d1 1\n", "looks_like_qrels", 1),
+    ("r1", b"query_id\tdoc_id\tscore\nq1\td1\t1\nq1,d2,2\n", "mixed_separators", 3),  # mixed
+    ("r1", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.5 x\nq1 Q0 d1 3 1.0 x\n", "duplicate_doc", 3),
+    ("r1", b"q1 0 d1 1\n", "looks_like_qrels", 1),
     ("qrels", TREC, "looks_like_run", 1),
-    ("a", b"PK\x03\x04" + bytes(range(256)), "binary_file", None),
-    ("a", b"\x89PNG\r\n\x1a\n" + bytes(100), "binary_file", None),
+    ("r1", b"PK\x03\x04" + bytes(range(256)), "binary_file", None),
+    ("r1", b"\x89PNG\r\n\x1a\n" + bytes(100), "binary_file", None),
     ("a", codecs.BOM_UTF16_LE + TREC.decode().encode("utf-16-le"), "utf16", None),
     ("a", TREC.decode().encode("utf-16-le"), "utf16", None),                    # no BOM
-    ("a", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d\xe9 2 1.0 x\n", "not_utf8", 2),
-    ("a", b"query_id,doc_id,score\nq1,d1,nan\n", "nan_score", 2),
-    ("a", b"qid,docno\nq1,d1\n", "missing_column", 1),
-    ("a", b'{"q1": {"d1": "x"}}', "non_numeric_score", None),
-    ("a", b'{"q1": 3}', "json_structure", None),
-    ("a", b'{"q1": {"d1": 1.0,', "bad_json", 1),
-    ("a", b"query_id,doc_id,score\n", "no_rows", 1),
-    ("a", b"a,b,c\n1,2,3\n", "missing_column", 1),
+    ("r1", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d\xe9 2 1.0 x\n", "not_utf8", 2),
+    ("r1", b"query_id,doc_id,score\nq1,d1,nan\n", "nan_score", 2),
+    ("r1", b"qid,docno\nq1,d1\n", "missing_column", 1),
+    ("r1", b'{"q1": {"d1": "x"}}', "non_numeric_score", None),
+    ("r1", b'{"q1": 3}', "json_structure", None),
+    ("r1", b'{"q1": {"d1": 1.0,', "bad_json", 1),
+    ("r1", b"query_id,doc_id,score\n", "no_rows", 1),
+    ("r1", b"a,b,c\n1,2,3\n", "missing_column", 1),
 ])
 def test_bad_files_give_one_translated_message_with_the_line(slot, data, key, line):
     err = fails(slot, data)
@@ -140,20 +149,20 @@ def test_bad_files_give_one_translated_message_with_the_line(slot, data, key, li
 
 
 def test_a_file_above_the_upload_limit_is_refused_before_reading():
-    err = fails("a", b"\n" * (logic.UPLOAD_LIMIT + 1))
+    err = fails("r1", b"\n" * (logic.UPLOAD_LIMIT + 1))
     assert err.key == "too_large"
     for lang in LANGS:
         assert "200\\.0 MB" in message(err, lang)       # sizes in MB (Markdown-escaped)
 
 
 def test_gzip_files_are_read_and_a_broken_one_is_named():
-    loaded = logic.load("a", "run.trec.gz", gzip.compress(TREC))
+    loaded = logic.load("r1", "run.trec.gz", gzip.compress(TREC))
     assert loaded.rows == 2 and loaded.queries == 1
-    assert fails("a", gzip.compress(TREC)[:20]).key == "binary_file"
+    assert fails("r1", gzip.compress(TREC)[:20]).key == "binary_file"
 
 
 def test_crlf_bom_and_pasted_text_are_read():
-    loaded = logic.load("a", "f", codecs.BOM_UTF8 + TREC.replace(b"\n", b"\r\n"))
+    loaded = logic.load("r1", "f", codecs.BOM_UTF8 + TREC.replace(b"\n", b"\r\n"))
     assert loaded.rows == 2
     assert logic.load_text("qrels", "q1 0 d1 1\nq1 0 d2 0\n").rows == 2
     with pytest.raises(FormatError):
@@ -165,13 +174,14 @@ def test_crlf_bom_and_pasted_text_are_read():
 
 def seed_results(settings: logic.Settings) -> tuple[dict, dict]:
     files = logic.load_example("systems")
-    results = {label: logic.evaluate(files[slot], files["qrels"], settings)
-               for label, slot in (("A", "a"), ("B", "b"))}
+    results = {label: logic.evaluate(files[slot], files["qrels"], settings).table
+               for label, slot in (("A", "r1"), ("B", "r2"))}
     return files, results
 
 
 def test_two_systems_example_reproduces_the_seed():
-    _, results = seed_results(logic.Settings(names=("R", "RR", "AP"), cutoffs=(3,)))
+    files, results = seed_results(logic.Settings(names=("R", "RR", "AP"), cutoffs=(3,)))
+    assert (files["r1"].tag, files["r2"].tag) == ("vector", "seed_hybrid")  # tag, file name
     mean = logic.mean_table(results)
     assert mean.loc["A", "R@3"] == pytest.approx(0.7) and mean.loc["B", "R@3"] == 1.0
     assert mean.loc["A", "RR@3"] == pytest.approx(0.6667, abs=1e-4)
@@ -179,18 +189,134 @@ def test_two_systems_example_reproduces_the_seed():
     assert mean.loc["A", "AP@3"] == pytest.approx(0.5667, abs=1e-4)
 
 
-def test_compare_on_the_seed_lists_q5_first_and_explains_it():
-    files = logic.load_example("systems")
-    cmp = logic.compare(files["a"], files["b"], files["qrels"], "RR", "zero")
-    assert (cmp.wins, cmp.ties, cmp.losses) == (2, 2, 1)
-    assert next(iter(logic.ordered_deltas(cmp).index)) == "q5"
-    words = logic.compare_words(cmp)
-    assert words["p_t"].replace("\\", "") == "= 0.431"   # FIELD-NOTES: p = 0.431 for RR
-    assert words["resamples"] == "32"                       # exact: all 2^5 sign patterns
-    assert logic.p_relation(0.0001) == "< 0.001"
-    assert logic.compare_verdict(cmp) == "unclear"
-    rows = logic.delta_rows(cmp)
+def test_one_pair_of_the_table_is_metrics_compare_on_the_same_runs():
+    files, results = seed_results(logic.Settings(names=("RR", "AP"), cutoffs=(10,)))
+    cmp = logic.compare(results, "A")
+    view = logic.pair(cmp, "B", "RR@10")
+    direct = metrics.compare(files["r1"].frame, files["r2"].frame, files["qrels"].frame,
+                             "RR@10")
+    for name in ("wins", "ties", "losses", "mean_a", "mean_b", "mean_delta", "ci_low",
+                 "ci_high", "p_ttest", "p_randomization", "randomization_exact"):
+        assert getattr(view, name) == pytest.approx(getattr(direct, name)), name
+    assert (view.wins, view.ties, view.losses) == (2, 2, 1)
+    assert next(iter(logic.ordered_deltas(view).index)) == "q5"
+    words = logic.compare_words(view)
+    assert words["p_t"].replace("\\", "") == "= 0.4310"  # FIELD-NOTES: p = 0.431 for RR
+    assert words["resamples"] == "32"                        # exact: all 2^5 sign patterns
+    assert logic.p_relation(0.00001) == "< 0.0001" and logic.p_text(0.5) == "0.5000"
+    assert logic.compare_verdict(view) == "unclear"
+    rows = logic.delta_rows(view)
     assert [r["delta"] for r in rows] == sorted(r["delta"] for r in rows)
+
+
+def constructed(n: int = 12) -> dict[str, pd.DataFrame]:
+    """Three runs on n queries: "good" beats "base" on every query by 0.2 or more, "same"
+    equals "base" but on one query."""
+    base = np.linspace(0.1, 0.6, n)
+    index = pd.Index([f"q{i}" for i in range(n)], name="query_id")
+    good = base + 0.2 + 0.01 * np.arange(n)
+    same = base.copy()
+    same[0] += 0.05
+    return {name: pd.DataFrame({"M@10": v}, index=index)
+            for name, v in (("base", base), ("good", good), ("same", same))}
+
+
+def test_markers_and_holm_on_a_constructed_case():
+    tables = constructed()
+    cmp = logic.compare(tables, "base")
+    tests = logic.tests_table(cmp)
+    # Holm by hand on the raw p-values of both tests: sorted, times (m - i), running max
+    for column, raw in (("p_t", cmp.tests["p_t"]), ("p_randomization",
+                                                     cmp.tests["p_randomization"])):
+        p = raw.to_numpy(float)
+        order = np.argsort(p)
+        adjusted = np.empty_like(p)
+        running = 0.0
+        for i, j in enumerate(order):
+            running = max(running, min(1.0, (len(p) - i) * p[j]))
+            adjusted[j] = running
+        assert tests[column].to_numpy() == pytest.approx(adjusted)
+    # good beats base on all 12 queries: exact randomization p = 2 / 2^12, significant
+    good = cmp.tests[cmp.tests["run"] == "good"].iloc[0]
+    assert good["p_randomization"] == pytest.approx(2 / 2 ** 12)
+    assert cmp.markers.at["good", "M@10"] == "a" and cmp.markers.at["same", "M@10"] == ""
+    judged = pd.DataFrame({"judged": [1.0, 1.0, 1.0], "unjudged": [0, 0, 0]},
+                          index=["base", "good", "same"])
+    rows = logic.summary_rows(list(tables), logic.mean_table(tables), judged, cmp)
+    assert [r[0] for r in rows] == ["a", "b", "c"]
+    assert rows[1][2] == f"**{logic.num(tables['good']['M@10'].mean())}**ᵃ"   # best, marked
+    assert rows[2][2] == logic.num(tables["same"]["M@10"].mean())
+    assert good["delta"] == pytest.approx(tests.loc[0, "delta"])
+    assert tests.loc[0, "ci_low"] > 0
+
+
+def test_report_files_and_trec_eval_q_read_back():
+    _, results = seed_results(logic.Settings(names=("RR", "AP", "nDCG"), cutoffs=(10,)))
+    cmp = logic.compare(results, "A")
+    words = logic.note_words(TEXTS["ar"]["report_note"])
+    files = logic.report_files(cmp, words, "Runs")
+    name, _, md = files["markdown"]
+    assert name == "runs.md" and md.startswith("| # | Run | RR@10 | AP@10 | nDCG@10 |")
+    assert "**0.9000**" in md and "متوسطات على الأسئلة (عددها 5)" in md
+    assert "\\toprule" in files["latex"][2] and "\\textbf{0.9000}" in files["latex"][2]
+    assert files["table_csv"][2].splitlines()[0].startswith("letter,run,RR@10")
+    text = logic.trec_eval_q({"my run": results["A"]})
+    table, summary = report.read_trec_eval_q(text)
+    assert summary["runid"] == "my_run" and summary["num_q"] == 5
+    pd.testing.assert_frame_equal(table, results["A"], check_names=False, check_dtype=False)
+
+
+def test_fusion_is_its_formula_and_a_run_like_any_other():
+    files = logic.load_example("systems")
+    fused = logic.fuse({"v": files["r1"], "h": files["r2"]}, "rrf", "min-max", "r3")
+    assert fused.name == fused.tag == "rrf(v + h)" and fused.size == 0
+    rankings = [logic.ranking_of(files[s].frame, "q2") for s in ("r1", "r2")]
+    expected = {}
+    for ranking in rankings:
+        for rank, doc in enumerate(ranking, start=1):
+            expected[doc] = expected.get(doc, 0.0) + 1 / (60 + rank)
+    got = fused.frame[fused.frame["query_id"] == "q2"].set_index("doc_id")["score"]
+    assert got.to_dict() == pytest.approx(expected)
+    table = logic.evaluate(fused, files["qrels"], logic.Settings(("RR",), (10,))).table
+    assert len(table) == 5
+    lines = logic.fused_file(fused, "rrf v + h").splitlines()
+    assert lines[0].split()[-1] == "rrf_v_+_h" and len(lines) == len(fused.frame)
+
+
+def test_judged_at_k_and_unjudged_counts_by_hand():
+    files = logic.load_example("systems")
+    result = logic.evaluate(files["r1"], files["qrels"], logic.Settings(("P",), (3,)))
+    assert result.k == 3
+    judged_docs = set(zip(files["qrels"].frame["query_id"].astype(str),
+                          files["qrels"].frame["doc_id"].astype(str), strict=True))
+    shares, unjudged = [], 0
+    for q in result.table.index:
+        top = logic.ranking_of(files["r1"].frame, q)[:3]
+        n = sum((q, d) in judged_docs for d in top)
+        shares.append(n / len(top))
+        unjudged += len(top) - n
+    table = logic.judged_table({"v": result})
+    assert table.at["v", "judged"] == pytest.approx(np.mean(shares))
+    assert table.at["v", "unjudged"] == unjudged > 0
+    assert logic.poorly_judged({"v": result}) == ["v"]       # 1-2 of every top 3 unjudged
+
+
+def test_measures_typed_by_name_in_both_spellings():
+    good, bad = logic.parse_measures("P(rel=2)@5, ndcg_cut_10 Judged@10;Bpref map foo P "
+                                     "nDCG(gain=exponential,ideal=retrieved)@5 P_5")
+    assert good == ["P(rel=2)@5", "ndcg_cut_10", "Judged@10", "Bpref", "map",
+                    "nDCG(gain=exponential,ideal=retrieved)@5", "P_5"]
+    assert [e.key for e in bad] == ["unknown_measure", "cutoff_required"]
+    s = logic.Settings(names=("RR",), cutoffs=(10,), typed=tuple(good))
+    files = logic.load_example("graded")
+    table = logic.evaluate(files["r1"], files["qrels"], s).table
+    assert list(table.columns) == ["RR@10", *good]
+    for lang in LANGS:
+        texts = [bidi.strip_bidi_controls(metric_message(e, lang)) for e in bad]
+        assert "«foo»" in texts[0] or "“foo”" in texts[0]
+        assert "P@10" in texts[1] and "{{" not in texts[0] + texts[1]
+        assert "formula" not in logic.formula_help("ndcg_cut_10", lang)
+        assert "\\frac" in logic.formula_help("ndcg_cut_10", lang)
 
 
 def test_measure_strings_follow_the_settings():
@@ -208,13 +334,13 @@ def test_measure_strings_follow_the_settings():
 
 def test_policies_and_counts_for_queries_missing_unjudged_and_ties():
     qrels = logic.load_text("qrels", "q1 0 d1 1\nq2 0 d5 1\nq3 0 d9 0\n")
-    run = logic.load_text("a", "q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 2.0 x\nq9 Q0 d1 1 1.0 x\n")
-    zero = logic.evaluate(run, qrels, logic.Settings(names=("RR",), cutoffs=(10,)))
+    run = logic.load_text("r1", "q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 2.0 x\nq9 Q0 d1 1 1.0 x\n")
+    zero = logic.evaluate(run, qrels, logic.Settings(names=("RR",), cutoffs=(10,))).table
     n = logic.counts(zero)
     assert n.missing == ["q2", "q3"] and n.unjudged == ["q9"] and n.no_relevant == ["q3"]
     assert n.tied_pairs == 1 and n.queries == 3
     skip = logic.evaluate(run, qrels, logic.Settings(names=("RR",), cutoffs=(10,),
-                                                     missing="skip"))
+                                                     missing="skip")).table
     assert logic.counts(skip).queries == 1
 
 
@@ -246,7 +372,7 @@ def test_charts_count_every_query_and_draw_offline():
 def test_explain_binary_link_gives_the_same_value_in_the_lesson():
     files = logic.load_example("systems")
     for q in ("q1", "q2", "q3", "q4", "q5"):
-        ranking = logic.ranking_of(files["a"].frame, q)
+        ranking = logic.ranking_of(files["r1"].frame, q)
         grades = logic.judgments_of(files["qrels"].frame, q)
         link = logic.explain("R@3", q, {"A": ranking}, grades)
         assert link.lesson == "recall-precision"
@@ -254,18 +380,18 @@ def test_explain_binary_link_gives_the_same_value_in_the_lesson():
         missed = state.decode_ranking(link.params["x"]) if link.params["x"] else []
         relevant = {d for d, g in shown if g} | {d for d, _ in missed}
         value = metrics.recall([d for d, _ in shown], relevant, int(link.params["k"]))
-        table = logic.evaluate(files["a"], files["qrels"], logic.Settings(("R",), (3,)))
+        table = logic.evaluate(files["r1"], files["qrels"], logic.Settings(("R",), (3,))).table
         assert value == pytest.approx(table.loc[q, "R@3"])
 
 
 def test_ranking_order_follows_trec_eval_ties():
-    run = logic.load_text("a", "q1 Q0 a 1 1.0 x\nq1 Q0 c 2 1.0 x\nq1 Q0 b 3 2.0 x\n")
+    run = logic.load_text("r1", "q1 Q0 a 1 1.0 x\nq1 Q0 c 2 1.0 x\nq1 Q0 b 3 2.0 x\n")
     assert logic.ranking_of(run.frame, "q1") == ["b", "c", "a"]
 
 
 def test_explain_graded_link_keeps_the_true_ideal():
     files = logic.load_example("graded")
-    ranking = logic.ranking_of(files["a"].frame, "anna")
+    ranking = logic.ranking_of(files["r1"].frame, "anna")
     grades = logic.judgments_of(files["qrels"].frame, "anna")
     link = logic.explain("nDCG@5", "anna", {"A": ranking}, grades)
     assert link.lesson == "ndcg" and link.params["i"] == "jud"
@@ -284,7 +410,7 @@ def test_explain_long_rankings_are_cut_and_said_so():
     assert {"cut_top", "renamed"} <= set(rp.notes)
     nd = logic.explain("nDCG@20", "q", {"A": ranking}, grades)
     assert "cut_k" in nd.notes and nd.params["k"] == "10"
-    mrr = logic.explain("RR", "q", {"A": ranking, "B": ranking[::-1]}, grades)
+    mrr = logic.explain("AP", "q", {"A": ranking, "B": ranking[::-1]}, grades)
     assert mrr.lesson == "mrr" and "cut_top" in mrr.notes
     golden = mrr.params["g"].split(".")[0].split("-")
     assert golden and all(re.fullmatch(r"d[1-9]", d) for d in golden)
@@ -299,3 +425,114 @@ def test_every_measure_convention_has_a_text_in_both_languages():
             for tool in measure.conventions:
                 assert c["conventions"][name][tool], (lang, name, tool)
                 assert c["convention_names"][tool], (lang, tool)
+
+
+# --- every error the page can meet has a message in both languages ---------------------------
+
+
+def metric_keys() -> set[str]:
+    """Every MetricError key raised anywhere in metrics/ (read from the source)."""
+    source = "".join(p.read_text(encoding="utf-8") for p in (ROOT / "metrics").rglob("*.py"))
+    return set(re.findall(r'MetricError\(\s*"([a-z_0-9]+)"', source))
+
+
+def test_every_metric_error_key_has_a_text_in_both_languages():
+    keys = metric_keys()
+    assert {"run_count", "duplicate_run_name", "unknown_baseline", "measure_not_in_table",
+            "fusion_runs", "bad_trec_eval_line", "bad_run", "unknown_measure"} <= keys
+    for lang in LANGS:
+        texts = TEXTS[lang]["metric_errors"]
+        assert keys <= set(texts), (lang, sorted(keys - set(texts)))
+        assert set(texts) <= keys, (lang, sorted(set(texts) - keys))   # none left over
+
+
+def raised(call) -> MetricError:
+    with pytest.raises(MetricError) as info:
+        call()
+    return info.value
+
+
+def test_real_metric_errors_read_in_both_languages():
+    tables = constructed()
+    many = {f"r{i}": tables["base"] for i in range(11)}
+    errors = [
+        raised(lambda: logic.compare(many, "r0")),
+        raised(lambda: logic.compare(tables, "nobody")),
+        raised(lambda: metrics.compare_runs(tables, ["X@10"])),
+        raised(lambda: metrics.fuse([pd.DataFrame({"query_id": ["q"], "doc_id": ["d"],
+                                                   "score": [1.0]})])),
+        raised(lambda: report.read_trec_eval_q("P_5 q1\n")),
+        raised(lambda: metrics.parse("ndgc@10")),
+        raised(lambda: metrics.parse("RR(gain=2)@10")),
+    ]
+    assert [e.key for e in errors] == ["run_count", "unknown_baseline", "measure_not_in_table",
+                                       "fusion_runs", "bad_trec_eval_line", "unknown_measure",
+                                       "unknown_parameter"]
+    for lang in LANGS:
+        fallback = TEXTS[lang]["format_errors"]["metric"].split("(")[0]
+        for err in errors:
+            text = bidi.strip_bidi_controls(metric_message(err, lang))
+            assert "{{" not in text and fallback not in text, (lang, err.key, text)
+        assert "nDCG" in bidi.strip_bidi_controls(metric_message(errors[5], lang))  # close
+        assert "11" in metric_message(errors[0], lang) and "10" in metric_message(errors[0],
+                                                                                lang)
+        line = metric_message(errors[4], lang)
+        assert line.startswith(("Line 1:", "السطر 1:"))
+
+
+def test_a_bad_file_with_five_problems_lists_five_with_their_lines():
+    data = (b"q1 Q0 d1 1 2.0 x\n"
+            b"q1 Q0 d2 2 high x\n"          # 2: not a number
+            b"q1 Q0 d3 3 1.0\n"             # 3: five columns
+            b"q1 Q0 d4 4 nan x\n"           # 4: not finite
+            b"q1 Q0 d1 5 0.5 x\n"           # 5: d1 twice
+            b"q2 Q0 d9 1 abc x\n")          # 6: not a number
+    err = fails("r1", data)
+    for lang in LANGS:
+        c = TEXTS[lang]
+        lines, truncated = logic.error_messages(err, c["format_errors"], c["format_words"],
+                                                c["metric_errors"])
+        assert len(lines) == 5 and not truncated
+        numbers = [int(re.search(r"\d+", bidi.strip_bidi_controls(t)).group()) for t in lines]
+        assert numbers == [2, 3, 4, 5, 6]
+        assert all(c["format_errors"]["unknown"] not in t for t in lines)
+    many = b"".join(b"q1 Q0 d%d 1 x%d t\n" % (i, i) for i in range(30))
+    lines, truncated = logic.error_messages(fails("r1", many), TEXTS["en"]["format_errors"],
+                                            TEXTS["en"]["format_words"])
+    assert len(lines) == MAX_PROBLEMS and truncated
+
+
+def test_explain_links_carry_lang_and_the_users_own_ids():
+    files = logic.load_example("systems")
+    q = "q2"
+    rankings = {name: logic.ranking_of(files[slot].frame, q)
+                for name, slot in (("vector", "r1"), ("seed_hybrid", "r2"))}
+    grades = logic.judgments_of(files["qrels"].frame, q)
+    for lang in LANGS:
+        links = logic.explain_links("RR@10", q, rankings, grades, lang)
+        assert [name for name, _ in links] == ["vector", "seed_hybrid"]   # both runs
+        for name, link in links:
+            assert link.params["lang"] == lang and link.lesson == "recall-precision"
+            shown = [d for d, _ in state.decode_ranking(link.params["r"])]
+            assert shown == rankings[name]                 # her ids, in her order
+            assert link.params["k"] == "10" and "seed_others" not in link.notes
+        (name, ap), = logic.explain_links("AP@10", q, rankings, grades, lang)
+        assert name is None and ap.lesson == "mrr" and ap.params["lang"] == lang
+        nd = logic.explain_links("nDCG@10", q, rankings, grades, lang)
+        assert all(link.params["lang"] == lang for _, link in nd)
+
+
+def test_precision_recall_curves_per_run_mean_and_one_query():
+    files = logic.load_example("systems")
+    runs = {"vector": files["r1"], "hybrid": files["r2"]}
+    curves = logic.pr_curves(runs, files["qrels"], logic.Settings())
+    mean = logic.pr_rows(curves)
+    assert len(mean) == 22 and {r["run"] for r in mean} == {"vector", "hybrid"}
+    direct = metrics.pr_curve(files["r1"].frame, files["qrels"].frame).mean
+    assert [r["precision"] for r in mean if r["run"] == "vector"] == pytest.approx(
+        list(direct))
+    one = logic.pr_rows(curves, "q5")
+    assert [r["precision"] for r in one if r["run"] == "vector"] == pytest.approx(
+        list(metrics.pr_curve(files["r1"].frame, files["qrels"].frame).per_query.loc["q5"]))
+    spec = logic.pr_chart(curves, {"recall": "recall", "precision": "p", "run": "run"})
+    assert charts.svg(logic.titled(spec, "P–R: vector, hybrid")).count("<svg") >= 1

@@ -27,11 +27,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {
 }
 # Files another helper is rewriting, with the reason; a test fails once one has no difference
 # left (then delete it).
-PENDING: dict[str, str] = {
-    "lessons/faithfulness/": "lesson 4's parity is the faithfulness helper's part of issue #14 "
-                             "(its Arabic worked example writes 21 and 100 in words, and its "
-                             "edit notes count sentences in words)",
-}
+PENDING: dict[str, str] = {}  # none left
 
 
 def numbers(text: str) -> set[str]:

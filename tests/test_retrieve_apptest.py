@@ -207,9 +207,9 @@ def test_a_bad_link_is_reset_with_a_message():
 
 
 def _card(at: AppTest, label: str) -> str:
-    """The value of a lesson's metric card (``layout.metric_row``) labelled ``label``."""
-    cards = "\n".join(str(m.value) for m in at.markdown if "mz-metrics" in str(m.value))
-    found = re.search(rf'mz-metric-label">{re.escape(label)}</div>'
+    """The value of a lesson's number (``layout.metrics_strip``) whose symbol is ``label``."""
+    cards = "\n".join(str(m.value) for m in at.markdown if "mz-strip" in str(m.value))
+    found = re.search(rf'mz-metric-symbol" dir="ltr">{re.escape(label)}</bdi></div>'
                       r'<div class="mz-metric-value"><bdi dir="ltr">([^<]+)</bdi>', cards)
     assert found, f"no card {label}"
     return found.group(1)
@@ -218,7 +218,8 @@ def _card(at: AppTest, label: str) -> str:
 @needs_dense
 def test_links_open_the_ranking_in_lessons_2_and_5_with_the_same_numbers():
     at = run({"lang": "en", "q": "q12", "ql": "en", "c": "en", "p": "hybrid", "k": "8"})
-    links = {link.proto.page: dict(parse_qsl(link.proto.query_string)) for link in at.page_link
+    links = {link.proto.page: dict(parse_qsl(link.proto.query_string))
+             for link in at.main.get("page_link")
              if link.proto.page in ("recall-precision", "ndcg")}
     assert set(links) == {"recall-precision", "ndcg"}
     handbook = logic.bundled()

@@ -1,12 +1,13 @@
-"""The lab's plain functions: read uploaded files, evaluate and compare runs, build the tables,
-charts, messages and "explain this number" links. No Streamlit here: the page calls these and
-tests call them directly. Every number comes from ``metrics``.
+"""The lab's plain functions: read uploaded files, evaluate and compare up to ten runs, fuse
+runs, build the tables, reports, charts, messages and "explain this number" links. No Streamlit
+here: the page calls these and tests call them directly. Every number comes from ``metrics``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +19,12 @@ import metrics
 from lessons.mrr import link as mrr_link
 from lessons.ndcg import link as ndcg_link
 from lessons.recall_precision import link as recall_precision_link
+from metrics import report
+from metrics.compare import MAX_RUNS, Comparison, RunComparison, compare_runs, run_name
 from metrics.errors import FormatError, MetricError
 from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
+from metrics.significance import holm
 from runtime import catalog
 from ui import charts
 from ui.charts import PALETTE
@@ -31,16 +35,20 @@ UPLOAD_LIMIT = UPLOAD_LIMIT_MB * 1024 * 1024
 # A gzip upload may inflate beyond the upload limit; the text is capped here so one file
 # cannot take the server's memory (the 7,000 x 1,000 benchmark run is 249 MB as text).
 READ_LIMIT = 512 * 1024 * 1024
-SLOTS = ("qrels", "a", "b")                 # the judgments, run A, run B
-KIND = {"qrels": "qrels", "a": "run", "b": "run"}
-PICKABLE = ("P", "R", "HitRate", "F1", "RR", "AP", "Rprec", "nDCG", "DCG")
+QRELS = "qrels"                             # the judgments' slot; runs have slots r1, r2, …
+PICKABLE = ("P", "R", "HitRate", "F1", "RR", "AP", "Rprec", "nDCG", "DCG", "Bpref", "Judged")
+DECIMALS = 4                                 # every measure value, difference, interval, p
 DEFAULT_MEASURES = ("P", "R", "RR", "AP", "nDCG")
 CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 1000)
 DEFAULT_CUTOFFS = (10,)
 MAX_CUTOFF = 100_000
 GAINS = ("linear", "exponential")
 MISSING = ("zero", "skip")
-RESULTS_KEPT = 6                             # evaluation results kept per session
+RESULTS_KEPT = 2 * MAX_RUNS + 4              # evaluation results kept per session
+JUDGED_WARN = 0.9        # warn when less than this share of a run's top k has a judgment
+JUDGED_K = 10            # the top k whose judgments are counted, when no cutoff is chosen
+FUSION_METHODS = ("rrf", "combsum", "combmnz")
+FUSION_NORMS = ("min-max", "z-score", "sum", "none")
 LIST_SHOWN = 30                              # query ids listed in a message
 
 
@@ -52,10 +60,11 @@ class Loaded:
     """One file read into a DataFrame: what the page shows about it and what it computes on."""
 
     slot: str
-    name: str
+    name: str            # the file's name
     digest: str          # sha256 of the bytes as uploaded: the key of every cached result
     size: int
     frame: pd.DataFrame = field(repr=False, compare=False)
+    tag: str = ""        # a run's proposed name: its TREC run tag, else its file name
 
     @property
     def rows(self) -> int:
@@ -76,9 +85,12 @@ def load(slot: str, name: str, data: bytes, known_digest: str | None = None) -> 
     ``data`` may be gzip-compressed; the upload limit applies to the bytes as sent."""
     if len(data) > UPLOAD_LIMIT:
         raise FormatError("too_large", size=len(data), limit=UPLOAD_LIMIT)
-    reader = read_qrels if KIND[slot] == "qrels" else read_run
-    frame = reader(data, max_bytes=READ_LIMIT)
-    return Loaded(slot, name, known_digest or digest(data), len(data), frame)
+    if slot == QRELS:
+        frame = read_qrels(data, max_bytes=READ_LIMIT)
+        return Loaded(slot, name, known_digest or digest(data), len(data), frame, name)
+    frame = read_run(data, max_bytes=READ_LIMIT)
+    return Loaded(slot, name, known_digest or digest(data), len(data), frame,
+                  run_name(name, bytes(data[:1 << 16])))
 
 
 def load_text(slot: str, text: str) -> Loaded:
@@ -94,12 +106,14 @@ class Example:
     key: str
     files: Mapping[str, str]          # slot -> file name in assets/examples
     measure: str                      # the measure its lesson is about: shown first
+    lesson: str                       # the folder of the lesson its files come from
 
 
 EXAMPLES: tuple[Example, ...] = (
-    Example("systems", {"qrels": "seed_qrels.trec", "a": "seed_vector.trec",
-                        "b": "seed_hybrid.csv"}, "RR"),
-    Example("graded", {"qrels": "graded_qrels.json", "a": "graded_run.trec"}, "nDCG"),
+    Example("systems", {QRELS: "seed_qrels.trec", "r1": "seed_vector.trec",
+                        "r2": "seed_hybrid.csv"}, "RR", mrr_link.FOLDER),
+    Example("graded", {QRELS: "graded_qrels.json", "r1": "graded_run.trec"}, "nDCG",
+            ndcg_link.FOLDER),
 )
 
 
@@ -147,7 +161,7 @@ def error_values(err: FormatError | MetricError,
     file kinds in the page's language, lists shortened. Strings stay raw (``fill`` escapes)."""
     values: dict[str, object] = {}
     for name, value in err.params.items():
-        if name in ("size", "limit"):
+        if name in ("size", "limit") and isinstance(err, FormatError):
             values[name] = _mb(value)
         elif name == "kind":
             values[name] = _word(words, "kinds", value)
@@ -159,7 +173,7 @@ def error_values(err: FormatError | MetricError,
         elif name in ("expected", "found") and err.key == "json_structure":
             values[name] = _word(words, "json", value)
         elif name == "accepted" or isinstance(value, (list, tuple)):
-            values[name] = _listing(value)
+            values[name] = _listing(value) if len(value) else "—"
         else:
             values[name] = "" if value is None else value
     return values
@@ -169,14 +183,25 @@ _QUERY_SUFFIX = ("json_structure", "non_numeric_score", "non_integer_grade")
 
 
 def error_message(err: FormatError | MetricError, texts: Mapping[str, str],
-                  words: Mapping[str, Mapping[str, str]]) -> str:
+                  words: Mapping[str, Mapping[str, str]],
+                  metric_texts: Mapping[str, str] | None = None) -> str:
     """``err`` in the page's language, as safe Markdown: the line number first, then the
-    problem with its values (anything taken from the file is escaped by ``fill``)."""
+    problem with its values (anything taken from the file is escaped by ``fill``).
+    ``MetricError`` keys take their text from ``metric_texts``."""
     from text.i18n import Markup, fill
 
-    if isinstance(err, MetricError):
-        return fill(texts["metric"], {"key": err.key})
     values = error_values(err, words)
+    if isinstance(err, MetricError):
+        template = (metric_texts or {}).get(err.key)
+        if template is None:
+            return fill(texts["metric"], {"key": err.key})
+        if err.line is not None:
+            template = texts["at_line"] + " " + template
+        values["line"] = err.line if err.line is not None else ""
+        try:
+            return fill(template, values)
+        except KeyError:
+            return fill(texts["metric"], {"key": err.key})
     if err.key in _QUERY_SUFFIX:  # "(query “q7”)" after the message, only when known
         query = values.pop("query_id", "")
         values["query_id"] = Markup(fill(texts["in_query"], {"query_id": query}) if query
@@ -186,6 +211,16 @@ def error_message(err: FormatError | MetricError, texts: Mapping[str, str],
         return fill(error_template(err, texts), values)
     except KeyError:  # a parameter this key does not always carry: the plain message
         return fill(texts["unknown"] + " {{detail}}", {"detail": str(err)})
+
+
+def error_messages(err: FormatError | MetricError, texts: Mapping[str, str],
+                   words: Mapping[str, Mapping[str, str]],
+                   metric_texts: Mapping[str, str] | None = None) -> tuple[list[str], bool]:
+    """Every problem ``err`` lists (a file is checked in one pass: at most
+    ``metrics.errors.MAX_PROBLEMS``), each translated; and whether there were more."""
+    problems = getattr(err, "problems", None) or [err]
+    return ([error_message(p, texts, words, metric_texts) for p in problems],
+            bool(getattr(err, "truncated", False)))
 
 
 def error_template(err: FormatError | MetricError, texts: Mapping[str, str]) -> str:
@@ -212,6 +247,7 @@ class Settings:
     rel: int = 1
     gain: str = "linear"
     missing: str = "zero"
+    typed: tuple[str, ...] = ()   # measures typed by name (any name the registry parses)
 
 
 def measure_strings(s: Settings) -> list[str]:
@@ -232,7 +268,47 @@ def measure_strings(s: Settings) -> list[str]:
         out.extend(f"{base}@{k}" for k in sorted(set(s.cutoffs)))
         if m.cutoff == "optional" and (s.full or not s.cutoffs):
             out.append(base)
+    out.extend(s.typed)
     return list(dict.fromkeys(out))
+
+
+_SPLIT = re.compile(r"[\s;]+|,(?![^()]*\))")   # commas inside "(rel=2,gain=…)" stay
+
+
+def parse_measures(text: str) -> tuple[list[str], list[MetricError]]:
+    """Measures typed by name, separated by spaces, commas or semicolons, in trec_eval's or
+    ir_measures' spelling (``P(rel=2)@5``, ``ndcg_cut_10``, ``Judged@10``): the ones the
+    registry parses, in order without repeats, and an error for each it does not."""
+    good, bad = [], []
+    for token in filter(None, _SPLIT.split(text or "")):
+        try:
+            spec = parse(token)
+        except MetricError as err:
+            bad.append(err)
+            continue
+        if spec.k is None and spec.measure.cutoff == "required":
+            bad.append(MetricError("cutoff_required", measure=token))
+            continue
+        good.append(token)
+    return list(dict.fromkeys(good)), bad
+
+
+def formula_help(measure: str, lang: str) -> str:
+    """What hovering a measure shows: its description and its formula (LaTeX source)."""
+    m = parse(measure).measure
+    # "|" would end a Markdown table cell even inside an attribute: the divides sign instead
+    return f"{m.description[lang]}\n\n{m.formula}".replace("|", "∣")
+
+
+def judged_k(s: Settings) -> int:
+    """The top k whose judgments the lab counts: the smallest chosen cutoff, else 10."""
+    return min(s.cutoffs) if s.cutoffs else JUDGED_K
+
+
+def extra_measures(s: Settings) -> list[str]:
+    """Computed with the chosen measures, shown beside them: Judged@k and NumRet (for the
+    count of unjudged documents in the top k)."""
+    return [f"Judged@{judged_k(s)}", "NumRet"]
 
 
 def parse_cutoff(value: object) -> int | None:
@@ -245,18 +321,52 @@ def parse_cutoff(value: object) -> int | None:
 
 
 def settings_key(s: Settings) -> tuple:
-    return (tuple(measure_strings(s)), s.missing)
+    return (tuple(measure_strings(s)), s.missing, judged_k(s))
 
 
 # --- evaluating ------------------------------------------------------------------------------
 
 
-def evaluate(run: Loaded, qrels: Loaded, s: Settings) -> pd.DataFrame:
-    return metrics.evaluate(run.frame, qrels.frame, measure_strings(s), missing=s.missing)
+@dataclass(frozen=True)
+class Result:
+    """One run evaluated: the chosen measures per query, and the judged counts of its top k."""
+
+    table: pd.DataFrame          # index query_id, a column per chosen measure (evaluate's attrs)
+    judged: pd.DataFrame         # index query_id: judged (share of the top k), unjudged (count)
+    k: int
+
+
+def evaluate(run: Loaded, qrels: Loaded, s: Settings) -> Result:
+    """The chosen measures and Judged@k in one pass over the run."""
+    chosen = measure_strings(s)
+    extras = [m for m in extra_measures(s) if m not in chosen]
+    full = metrics.evaluate(run.frame, qrels.frame, chosen + extras, missing=s.missing)
+    k = judged_k(s)
+    judged = full[f"Judged@{k}"]
+    shown = np.minimum(full["NumRet"].to_numpy(float), k)
+    counts_ = pd.DataFrame({"judged": judged,
+                            "unjudged": np.rint((1 - judged.to_numpy(float)) * shown)},
+                           index=full.index)
+    table = full[chosen]
+    table.attrs = full.attrs
+    return Result(table, counts_, k)
 
 
 def result_key(run: Loaded, qrels: Loaded, s: Settings) -> tuple:
     return (run.digest, qrels.digest, *settings_key(s))
+
+
+def judged_table(results: Mapping[str, Result]) -> pd.DataFrame:
+    """Per run: the mean Judged@k and the unjudged documents in the top k of all queries."""
+    rows = {name: {"judged": float(r.judged["judged"].mean()) if len(r.judged) else np.nan,
+                   "unjudged": int(r.judged["unjudged"].sum())} for name, r in results.items()}
+    return pd.DataFrame.from_dict(rows, orient="index")
+
+
+def poorly_judged(results: Mapping[str, Result]) -> list[str]:
+    """The runs whose mean Judged@k is below ``JUDGED_WARN``."""
+    table = judged_table(results)
+    return [name for name, v in table["judged"].items() if v < JUDGED_WARN]
 
 
 @dataclass(frozen=True)
@@ -281,7 +391,7 @@ def mean_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
     rows = {label: table.mean(axis=0, numeric_only=True) for label, table in results.items()}
     out = pd.DataFrame(rows).T
     out.index.name = None
-    return out.round(4)
+    return out
 
 
 def per_query_table(results: Mapping[str, pd.DataFrame], search: str = "") -> pd.DataFrame:
@@ -310,18 +420,149 @@ def per_query_csv(table: pd.DataFrame) -> bytes:
     return table.to_csv(float_format="%.6g").encode("utf-8")
 
 
-# --- comparing -------------------------------------------------------------------------------
+# --- comparing up to ten runs ----------------------------------------------------------------
+
+TESTS = ("randomization", "t")
 
 
-def compare(a: Loaded, b: Loaded, qrels: Loaded, measure: str, missing: str):
-    return metrics.compare(a.frame, b.frame, qrels.frame, measure, missing=missing)
+def compare(tables: Mapping[str, pd.DataFrame], baseline: str, test: str = "randomization",
+            seed: int = 0) -> RunComparison:
+    """Every run against ``baseline`` on every measure: paired t-test and randomization test,
+    Holm's correction over all the comparisons, markers from ``test``."""
+    return compare_runs(tables, baseline=baseline, test=test, correction="holm", seed=seed)
 
 
-def compare_key(a: Loaded, b: Loaded, qrels: Loaded, measure: str, missing: str) -> tuple:
-    return ("cmp", a.digest, b.digest, qrels.digest, measure, missing)
+def compare_key(keys: Sequence[tuple], names: Sequence[str], baseline: str, test: str) -> tuple:
+    return ("cmp", tuple(keys), tuple(names), baseline, test)
 
 
-def signed(x: float, decimals: int = 3) -> str:
+def tests_table(cmp: RunComparison) -> pd.DataFrame:
+    """One row per comparison (run against the baseline, per measure): the mean difference,
+    its bootstrap interval, both tests' p-values each adjusted by Holm over all the
+    comparisons shown, and the wins, ties and losses of the run."""
+    t = cmp.tests
+    return pd.DataFrame({
+        "run": t["run"], "measure": t["measure"], "delta": t["delta"],
+        "ci_low": t["ci_low"], "ci_high": t["ci_high"],
+        "p_t": holm(t["p_t"].to_numpy(float)), "p_randomization": holm(
+            t["p_randomization"].to_numpy(float)),
+        "wins": t["wins"], "ties": t["ties"], "losses": t["losses"]}).reset_index(drop=True)
+
+
+def pair(cmp: RunComparison, run: str, measure: str) -> Comparison:
+    """``run`` against the baseline on ``measure``, as ``metrics.compare`` gives it (A is the
+    baseline, B the run), from the numbers ``compare_runs`` already computed."""
+    row = cmp.tests[(cmp.tests["run"] == run) & (cmp.tests["measure"] == measure)].iloc[0]
+    a = cmp.per_query[cmp.baseline][measure]
+    b = cmp.per_query[run][measure]
+    deltas = (b - a).to_numpy(float)
+    outcome = np.where(deltas > 1e-12, "win", np.where(deltas < -1e-12, "loss", "tie"))
+    per_query = pd.DataFrame({"a": a, "b": b, "delta": deltas, "outcome": outcome}, index=a.index)
+    none = lambda x: None if pd.isna(x) else float(x)  # noqa: E731
+    return Comparison(
+        measure=measure, per_query=per_query, wins=int(row["wins"]), ties=int(row["ties"]),
+        losses=int(row["losses"]), mean_a=float(row["mean_other"]),
+        mean_b=float(row["mean_run"]), mean_delta=float(row["delta"]),
+        ci_low=float(row["ci_low"]), ci_high=float(row["ci_high"]), confidence=cmp.confidence,
+        t_statistic=none(row["t"]), p_ttest=none(row["p_t"]),
+        p_randomization=none(row["p_randomization"]), randomization_exact=bool(row["exact"]),
+        seed=cmp.seed)
+
+
+def num(x: float | None) -> str:
+    """Every measure value, difference and interval bound on the page: ``DECIMALS`` places."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:.{DECIMALS}f}"
+
+
+def summary_rows(names: Sequence[str], means: pd.DataFrame, judged: pd.DataFrame,
+                 cmp: RunComparison | None = None) -> list[list[str]]:
+    """The page's main table as Markdown cells: per run its letter, name, each measure's mean
+    (the column's best in bold, superscript letters of the runs it is significantly better
+    than), then the mean Judged@k and the unjudged documents in the top k."""
+    from text.bidi import escape_markdown
+
+    rows = []
+    best = {m: set(_best(means[m])) for m in means.columns}
+    for i, name in enumerate(names):
+        cells = [LETTERS[i], escape_markdown(name)]
+        for m in means.columns:
+            text = num(float(means.at[name, m]))
+            if name in best[m] and len(names) > 1:
+                text = f"**{text}**"
+            marks = cmp.markers.at[name, m] if cmp is not None else ""
+            cells.append(text + "".join(report.SUPERSCRIPT[c] for c in marks))
+        cells += [num(float(judged.at[name, "judged"])), f"{int(judged.at[name, 'unjudged']):,}"]
+        rows.append(cells)
+    return rows
+
+
+LETTERS = "abcdefghij"
+
+
+def _best(column: pd.Series) -> list[str]:
+    rounded = column.round(DECIMALS)
+    top = rounded.max()
+    return [] if pd.isna(top) else list(rounded.index[rounded == top])
+
+
+# --- reports ----------------------------------------------------------------------------------
+
+
+def plain(template: str, values: Mapping[str, str]) -> str:
+    """``template`` with ``{{name}}`` replaced as it is, unescaped: for text that is not
+    Markdown (chart labels, metric card labels, table cells), which escapes it itself."""
+    for name, value in values.items():
+        template = template.replace("{{" + name + "}}", str(value))
+    return template
+
+
+def note_words(texts: Mapping[str, str]) -> dict[str, str]:
+    """The sentences of ``metrics.report.note`` in the page's language (``[report_note]``)."""
+    return {key: texts[key] for key in report.NOTE}
+
+
+def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str
+                 ) -> dict[str, tuple[str, str, str]]:
+    """kind -> (file name, MIME type, text): the table as Markdown (with the counts), LaTeX
+    (booktabs; its note in English: pdfLaTeX sets no Arabic without extra packages) and
+    CSV."""
+    return {
+        "markdown": ("runs.md", "text/markdown",
+                     report.markdown_table(cmp, words=words, with_counts=True)),
+        "latex": ("runs.tex", "application/x-tex", report.latex_table(cmp, caption=caption)),
+        "table_csv": ("runs.csv", "text/csv", report.csv_table(cmp)),
+    }
+
+
+def trec_eval_q(tables: Mapping[str, pd.DataFrame]) -> str:
+    """Every run's per-query table in ``trec_eval -q``'s format, one run after the other,
+    each with its ``runid`` line (``metrics.report.read_trec_eval_q`` reads one run back)."""
+    return "".join(report.trec_eval_q(t, run_name=_one_word(name)) for name, t in tables.items())
+
+
+def _one_word(name: str) -> str:
+    return re.sub(r"\s+", "_", name.strip()) or "run"
+
+
+# --- fusion -----------------------------------------------------------------------------------
+
+
+def fuse(runs: Mapping[str, Loaded], method: str, norm: str, slot: str) -> Loaded:
+    """A new run fused from ``runs`` (name -> run), named after its method and parts."""
+    frame = metrics.fuse([r.frame for r in runs.values()], method=method, norm=norm)
+    name = f"{method}({' + '.join(runs)})"
+    key = digest("\n".join([method, norm, *(r.digest for r in runs.values())]).encode())
+    return Loaded(slot, name, key, 0, frame, name)
+
+
+def fused_file(run: Loaded, name: str) -> str:
+    """A fused run as a TREC file, its run tag the run's name as one word."""
+    return report.trec_run(run.frame, tag=_one_word(name))
+
+
+def signed(x: float, decimals: int = DECIMALS) -> str:
     text = f"{x:+.{decimals}f}"
     return text[1:] if float(text) == 0 else text
 
@@ -329,11 +570,11 @@ def signed(x: float, decimals: int = 3) -> str:
 def p_text(p: float | None) -> str:
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return "—"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return "< 0.0001" if p < 0.0001 else f"{p:.{DECIMALS}f}"
 
 
 def p_relation(p: float | None) -> str:
-    """``= 0.431``, ``< 0.001`` or ``= —``: what follows "p" in a sentence."""
+    """``= 0.4310``, ``< 0.0001`` or ``= —``: what follows "p" in a sentence."""
     text = p_text(p)
     return text if text.startswith("<") else f"= {text}"
 
@@ -350,10 +591,10 @@ def compare_words(cmp) -> dict[str, object]:
     n = len(cmp.per_query)
     # As Markup (digits and signs only), not as escaped text: the renderer then isolates
     # "+0.04" as one left-to-right run, sign first, in Arabic too.
-    signed_ltr = lambda x: Markup(signed(x, 4))  # noqa: E731
+    signed_ltr = lambda x: Markup(signed(x))  # noqa: E731
     return {
         "n": n, "measure": cmp.measure, "wins": cmp.wins, "ties": cmp.ties, "losses": cmp.losses,
-        "mean_a": round(cmp.mean_a, 4), "mean_b": round(cmp.mean_b, 4),
+        "mean_a": Markup(num(cmp.mean_a)), "mean_b": Markup(num(cmp.mean_b)),
         "mean_delta": signed_ltr(cmp.mean_delta),
         "ci_low": signed_ltr(cmp.ci_low), "ci_high": signed_ltr(cmp.ci_high),
         "confidence": round(100 * cmp.confidence),
@@ -382,15 +623,30 @@ def ordered_deltas(cmp) -> pd.DataFrame:
     return table.drop(columns="_o")
 
 
-def delta_display(table: pd.DataFrame, words: Mapping[str, str]) -> pd.DataFrame:
-    """``a, b, delta, outcome`` as ``A, B, B − A`` and the outcome in the page's words."""
-    return pd.DataFrame({"A": table["a"], "B": table["b"], "B − A": table["delta"],
+def delta_display(table: pd.DataFrame, words: Mapping[str, str], a: str = "A",
+                  b: str = "B") -> pd.DataFrame:
+    """``a, b, delta, outcome`` under the runs' names, ``b − a`` and the outcome in the
+    page's words."""
+    return pd.DataFrame({a: table["a"], b: table["b"], f"{b} − {a}": table["delta"],
                          "": table["outcome"].map(words)}, index=table.index)
 
 
 # --- charts (plain Vega-Lite dicts; axes left to right in both languages) --------------------
 
 RUN_COLOURS = (PALETTE["run_a"], PALETTE["run_b"])
+
+
+def run_scale(runs: Sequence[str]) -> dict:
+    """The colours of the runs: the lab's two, or Vega's Tableau 10 for more (up to ten
+    runs plus nothing else: one colour each)."""
+    if len(runs) <= len(RUN_COLOURS):
+        return {"domain": list(runs), "range": list(RUN_COLOURS[:len(runs)])}
+    return {"domain": list(runs), "scheme": "tableau10"}
+
+
+def titled(spec: dict, title: str) -> dict:
+    """``spec`` with a title drawn above it (downloaded charts name their measure and runs)."""
+    return {**spec, "title": {"text": charts.text(title), "anchor": "start"}}
 OUTCOME_COLOURS = {"win": PALETTE["good"], "tie": PALETTE["neutral"], "loss": PALETTE["bad"]}
 
 
@@ -399,6 +655,7 @@ def histogram_rows(results: Mapping[str, pd.DataFrame], measure: str,
     """Counts of queries per value bin, per run. Measures in [0, 1] use ten bins of 0.1
     (1.0 falls in the last); unbounded ones (DCG) bins over their own range."""
     values = {label: t[measure].to_numpy(float) for label, t in results.items()}
+    values = {label: v[np.isfinite(v)] for label, v in values.items()}
     top = max((float(np.nanmax(v)) for v in values.values() if len(v)), default=1.0)
     hi = 1.0 if top <= 1.0 else float(np.ceil(top))
     edges = np.linspace(0.0, hi, bins + 1)
@@ -422,8 +679,8 @@ def histogram_chart(results: Mapping[str, pd.DataFrame], measure: str,
         "x": x,
         "y": {"field": "queries", "type": "quantitative", "title": labels["queries"]},
         "color": {"field": "run", "type": "nominal", "title": None,
-                  "scale": {"domain": runs, "range": list(RUN_COLOURS[:len(runs)])},
-                  "legend": {"orient": "bottom"}},
+                  "scale": run_scale(runs),
+                  "legend": {"orient": "bottom", "columns": 3}},
         "tooltip": [{"field": "run", "title": labels["run"]},
                     {"field": "bin", "title": measure},
                     {"field": "queries", "title": labels["queries"]}],
@@ -434,11 +691,55 @@ def histogram_chart(results: Mapping[str, pd.DataFrame], measure: str,
                        encoding=encoding)
 
 
+def pr_curves(runs: Mapping[str, Loaded], qrels: Loaded, s: Settings) -> dict[str, pd.DataFrame]:
+    """Per run, the interpolated precision at trec_eval's eleven recall levels per query
+    (``metrics.pr_curve``, the relevance threshold and missing-query policy of the settings)."""
+    return {name: metrics.pr_curve(run.frame, qrels.frame, rel=s.rel,
+                                   missing=s.missing).per_query for name, run in runs.items()}
+
+
+def pr_rows(curves: Mapping[str, pd.DataFrame], query: str | None = None) -> list[dict]:
+    """Chart rows (run, recall, precision): averaged over the queries, or of ``query``."""
+    rows = []
+    for name, table in curves.items():
+        if query is None:
+            line = table.mean(axis=0)
+        elif query in table.index:
+            line = table.loc[query]
+        else:
+            continue
+        rows += [{"run": name, "recall": float(r), "precision": round(float(p), 6)}
+                 for r, p in line.items()]
+    return rows
+
+
+def pr_chart(curves: Mapping[str, pd.DataFrame], labels: Mapping[str, str],
+             query: str | None = None) -> dict:
+    """One line per run: interpolated precision against recall, both axes from 0 to 1."""
+    runs = list(curves)
+    return charts.spec(
+        260, width="container", data={"values": pr_rows(curves, query)},
+        mark={"type": "line", "point": True},
+        encoding={
+            "x": {"field": "recall", "type": "quantitative", "title": labels["recall"],
+                  "scale": {"domain": [0, 1]},
+                  "axis": {"values": list(metrics.ELEVEN_POINTS), "format": ".1f"}},
+            "y": {"field": "precision", "type": "quantitative", "title": labels["precision"],
+                  "scale": {"domain": [0, 1]}},
+            "color": {"field": "run", "type": "nominal", "title": None,
+                      "scale": run_scale(runs),
+                      "legend": {"orient": "bottom", "columns": 3}},
+            "tooltip": [{"field": "run", "title": labels["run"]},
+                        {"field": "recall", "title": labels["recall"], "format": ".1f"},
+                        {"field": "precision", "title": labels["precision"], "format": ".4f"}],
+        })
+
+
 def delta_rows(cmp) -> list[dict]:
     """Per-query deltas sorted by delta (most negative first), with their position."""
     table = cmp.per_query.sort_values("delta", kind="stable")
     return [{"position": i, "query": str(q), "delta": round(float(d), 6),
-             "a": round(float(a), 4), "b": round(float(b), 4), "outcome": o}
+             "a": round(float(a), 6), "b": round(float(b), 6), "outcome": o}
             for i, (q, a, b, d, o) in enumerate(table.itertuples(), start=1)]
 
 
@@ -466,9 +767,9 @@ def delta_chart(cmp, labels: Mapping[str, str]) -> dict:
                                 "range": [OUTCOME_COLOURS[k] for k in names]},
                       "legend": {"orient": "bottom"}},
             "tooltip": [{"field": "query", "title": labels["query"]},
-                        {"field": "a", "title": "A", "format": ".3f"},
-                        {"field": "b", "title": "B", "format": ".3f"},
-                        {"field": "delta", "title": labels["delta"], "format": "+.3f"}],
+                        {"field": "a", "title": labels.get("a", "A"), "format": ".4f"},
+                        {"field": "b", "title": labels.get("b", "B"), "format": ".4f"},
+                        {"field": "delta", "title": labels["delta"], "format": "+.4f"}],
         })
 
 
@@ -511,12 +812,16 @@ def judgments_of(qrels: pd.DataFrame, query_id: str) -> dict[str, int]:
 # The lesson that teaches each family of measures, by its public link module.
 LINKS = {"binary": recall_precision_link, "rank": mrr_link, "graded": ndcg_link}
 RP_MAX = recall_precision_link.MAX_DOCS      # the lessons' limits, from their links
-MAX_ID = 30          # longer document ids are renamed in the link (URLs have a length limit)
+MAX_ID = min(recall_precision_link.MAX_ID_CHARS, ndcg_link.MAX_ID_CHARS)  # longer: renamed
 
 
 def lesson_for(measure: str):
-    """The link module of the lesson that teaches ``measure`` (lesson 2, 3 or 5)."""
-    return LINKS.get(parse(measure).measure.family, recall_precision_link)
+    """The link module of the lesson that teaches ``measure`` (lesson 2, 3 or 5). RR opens
+    lesson 2, which holds the learner's own document ids (lesson 3 renames them d1…d9)."""
+    m = parse(measure).measure
+    if m.name == "RR":
+        return recall_precision_link
+    return LINKS.get(m.family, recall_precision_link)
 
 
 def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
@@ -529,13 +834,28 @@ def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
     return names, renamed
 
 
-def _explanation(lesson, params: dict[str, str], notes: list[str], shown: int) -> Explanation:
+def _explanation(lesson, params: dict[str, str], notes: list[str], shown: int,
+                 lang: str | None) -> Explanation:
     entry = next(e for e in catalog.LESSONS if e.folder == lesson.FOLDER)
+    if lang:      # a link opened in a new tab keeps the page's language
+        params = {**params, "lang": lang}
     return Explanation(entry.url_path, entry.script, params, tuple(dict.fromkeys(notes)), shown)
 
 
+def explain_links(measure: str, query_id: str, rankings: Mapping[str, list[str]],
+                  grades: Mapping[str, int], lang: str | None = None
+                  ) -> list[tuple[str | None, Explanation]]:
+    """The links that open one query in the lesson that teaches ``measure``: one per run
+    when the lesson holds one ranking (lessons 2 and 5), one for both runs when it holds two
+    systems (lesson 3); each paired with its run's name (None: every run)."""
+    if lesson_for(measure) is mrr_link:
+        return [(None, explain(measure, query_id, rankings, grades, lang))]
+    return [(name, explain(measure, query_id, {name: ranking}, grades, lang))
+            for name, ranking in rankings.items()]
+
+
 def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
-            grades: Mapping[str, int]) -> Explanation:
+            grades: Mapping[str, int], lang: str | None = None) -> Explanation:
     """The link that opens one query in the lesson that teaches ``measure``, built through that
     lesson's ``link`` module.
 
@@ -549,7 +869,7 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
     ranking = next(iter(rankings.values()), [])
     notes: list[str] = []
     if lesson is mrr_link:
-        return _explain_mrr(spec, rankings, grades, rel, notes)
+        return _explain_mrr(spec, rankings, grades, rel, notes, lang)
     most = lesson.MAX_DOCS
     top = ranking[:most]
     if lesson is ndcg_link:
@@ -586,11 +906,11 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
             [names[d] for d, _ in left[:most]], k)
     if renamed:
         notes.append("renamed")
-    return _explanation(lesson, lesson.link(scenario), notes, len(top))
+    return _explanation(lesson, lesson.link(scenario), notes, len(top), lang)
 
 
 def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, int], rel: int,
-                 notes: list[str]) -> Explanation:
+                 notes: list[str], lang: str | None) -> Explanation:
     """The MRR lesson holds five questions with documents d1..d9: the query becomes q1 (run A
     as "vector", run B as "hybrid"), its documents renamed d1..d9 in rank order; q2..q5 stay
     the lesson's own example."""
@@ -643,4 +963,4 @@ def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, i
         norm=str(spec.params.get("norm", "R")),
         measure={"RR": "rr", "AP": "ap"}.get(spec.measure.name, "rr"), system="vector")
     notes.append("seed_others")
-    return _explanation(mrr_link, mrr_link.link(scenario), notes, best)
+    return _explanation(mrr_link, mrr_link.link(scenario), notes, best, lang)

@@ -39,7 +39,7 @@ __all__ = [
     "chunk_sweep", "clean_question", "combined", "count_form", "digest", "document_view",
     "error_message", "freeze", "full_rankings", "judgeable", "learner_qrels", "lesson_links",
     "merge_document_qrels", "ordered_deltas", "overview", "own_runs_file", "p_text", "parse",
-    "plural_category", "qrels_file", "question_items", "question_values", "run_file", "search",
+    "qrels_file", "question_items", "question_values", "run_file", "search",
     "signed", "unjudged_count", "warm_up", "weights_of", "with_dense",
 ]
 
@@ -65,25 +65,13 @@ def measure_names(k: int) -> list[str]:
     return evaluation.measure_names(k)
 
 
-# --- counting words (CLDR plural categories) ------------------------------------------------------
+# --- counting words ---------------------------------------------------------------------------
 
 
-def plural_category(n: int, lang: str) -> str:
-    """CLDR's plural category of the whole number ``n``: Arabic zero / one / two / few (n % 100
-    in 3..10) / many (11..99) / other; English one / other."""
-    n = abs(int(n))
-    if lang == "ar":
-        if n in (0, 1, 2):
-            return ("zero", "one", "two")[n]
-        rest = n % 100
-        return "few" if 3 <= rest <= 10 else "many" if 11 <= rest <= 99 else "other"
-    return "one" if n == 1 else "other"
-
-
-def count_form(n: int, forms: Mapping[str, str], lang: str) -> str:
-    """``forms[category]`` for ``n`` with ``{{n}}`` filled (e.g. «5 أسئلة», «سؤالان»)."""
-    template = forms.get(plural_category(n, lang)) or forms["other"]
-    return template.replace("{{n}}", str(int(n)))
+def count_form(n: int, template: str) -> str:
+    """A content template such as ``{{n|سؤال|مجرور}}`` filled with ``n``: the noun in the form
+    the number asks for (``text.plural``, CLDR's rules via Babel): «5 أسئلة», «سؤالين»."""
+    return fill(template, {"n": int(n)})
 
 
 # --- the bundled handbook ----------------------------------------------------------------------

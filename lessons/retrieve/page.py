@@ -594,10 +594,10 @@ def readings_section(ov: logic.Overview, words) -> None:
                 values[key] = Markup(str(value))
         if "n" in reading.values:
             values["questions"] = Markup(logic.count_form(
-                int(reading.values["n"]), c["counts"]["questions"], lang))
+                int(reading.values["n"]), c["counts"]["questions"]))
         if "total" in reading.values:
             values["total_questions"] = Markup(logic.count_form(
-                int(reading.values["total"]), c["counts"]["questions"], lang))
+                int(reading.values["total"]), c["counts"]["questions"]))
         lines.append("- " + fill(texts[reading.key], values))
     layout.markdown("\n".join(lines))
     layout.markdown(f"**{fill(words['kinds_heading'], {'measure': ov.measure})}**")
@@ -702,8 +702,8 @@ def status_section(own: dict) -> None:
     documents = len(set(corpus.documents.values()))
     layout.markdown(words["in_use"], {
         "name": own["name"],
-        "passages": Markup(logic.count_form(len(corpus), c["counts"]["passages_nom"], lang)),
-        "documents": Markup(logic.count_form(documents, c["counts"]["documents_gen"], lang)),
+        "passages": Markup(logic.count_form(len(corpus), c["counts"]["passages_nom"])),
+        "documents": Markup(logic.count_form(documents, c["counts"]["documents_gen"])),
         "mode": Markup(chunking_text(own["chunking"].mode, own["chunking"].size))})
     skipped = own["upload"].skipped_lines
     if skipped:
@@ -813,8 +813,7 @@ def chunks_section(own: dict, questions: Mapping[str, str], k: int, weights) -> 
                      cell_num(row["recall"])] for _, row in table.iterrows()],
                    key="rt-own-sweep-table", numeric=(1, 2, 3))
         st.caption(layout.label(fill(words["sweep_caption"], {
-            "k": k, "questions": Markup(logic.count_form(len(asked), c["counts"]["questions"],
-                                                         lang))})))
+            "k": k, "questions": Markup(logic.count_form(len(asked), c["counts"]["questions"]))})))
 
 
 def document_table(systems, question: str, mine: Mapping[str, int], k: int, weights) -> None:
@@ -842,7 +841,7 @@ def chunking_text(mode: str, size: int) -> str:
     if mode == "paragraph":
         return c["own"]["mode_paragraph_short"]
     return fill(c["own"]["mode_sentences_short"], {
-        "sentences": Markup(logic.count_form(int(size), c["counts"]["sentences_nom"], lang))})
+        "sentences": Markup(logic.count_form(int(size), c["counts"]["sentences_nom"]))})
 
 
 def own_downloads(own: dict) -> None:
@@ -874,11 +873,10 @@ def intro_values() -> dict:
     corpus = handbook.retrievers["ar"].corpus
     counts = c["counts"]
     return {
-        "passages": Markup(logic.count_form(len(corpus), counts["passages_nom"], lang)),
+        "passages": Markup(logic.count_form(len(corpus), counts["passages_nom"])),
         "documents": Markup(logic.count_form(len(set(corpus.documents.values())),
-                                             counts["documents_gen"], lang)),
-        "questions": Markup(logic.count_form(len(handbook.questions), counts["questions_nom"],
-                                             lang))}
+                                             counts["documents_gen"])),
+        "questions": Markup(logic.count_form(len(handbook.questions), counts["questions_nom"]))}
 
 
 layout.lesson_css("retrieve")

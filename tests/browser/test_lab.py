@@ -13,7 +13,7 @@ from playwright.sync_api import Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "assets" / "examples"
-MEAN = ".st-key-lab-mean [data-testid=stDataFrame]"
+MEAN = ".st-key-lab-mean table"
 
 
 @pytest.fixture(scope="module")
@@ -27,76 +27,111 @@ def open_lab(page: Page, url: str, lang: str = "en") -> Page:
     return page
 
 
-def upload(page: Page, slot: str, name: str, data: bytes) -> None:
+def upload(page: Page, slot: str, *files: tuple[str, bytes]) -> None:
     page.locator(f".st-key-lab-up-{slot} input[type=file]").set_input_files(
-        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}])
+        files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}
+               for name, data in files])
 
 
 def slot(page: Page, name: str):
     return page.locator(f".st-key-lab-slot-{name}")
 
 
-def test_upload_good_files_then_bad_ones_keeps_the_good(page, app_url):
+def download(page: Page, key: str) -> bytes:
+    with page.expect_download() as info:
+        page.locator(f".st-key-{key} button").click()
+    return Path(info.value.path()).read_bytes()
+
+
+def test_upload_several_runs_then_bad_files_keeps_the_good(page, app_url):
     open_lab(page, app_url)
-    upload(page, "qrels", "qrels.trec", (EXAMPLES / "seed_qrels.trec").read_bytes())
+    upload(page, "qrels", ("qrels.trec", (EXAMPLES / "seed_qrels.trec").read_bytes()))
     expect(slot(page, "qrels")).to_contain_text(re.compile(r"In use: .?qrels\.trec"))
-    upload(page, "a", "vector.trec", (EXAMPLES / "seed_vector.trec").read_bytes())
-    expect(page.locator(MEAN)).to_be_visible(timeout=30_000)
-    expect(slot(page, "a")).to_contain_text(re.compile(r"In use: .?vector\.trec"))
+    upload(page, "runs", ("vector.trec", (EXAMPLES / "seed_vector.trec").read_bytes()),
+           ("hybrid.csv", (EXAMPLES / "seed_hybrid.csv").read_bytes()))
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    # names from the run tag (TREC) and the file name (CSV)
+    expect(page.locator(MEAN)).to_contain_text("vector")
+    expect(page.locator(MEAN)).to_contain_text("hybrid")
+    expect(page.locator(".st-key-lab-name-r2 input")).to_have_value("hybrid")
 
     utf16 = codecs.BOM_UTF16_LE + (EXAMPLES / "seed_vector.trec").read_text().encode("utf-16-le")
-    upload(page, "a", "vector-utf16.trec", utf16)
-    box = slot(page, "a")
-    expect(box.locator("[data-testid=stAlertContentError]")).to_contain_text("UTF-16 LE")
-    expect(box).to_contain_text(re.compile(r"The file loaded before \(.?vector\.trec.?\) is still"))
-    expect(page.locator(MEAN)).to_be_visible()
-
-    upload(page, "a", "dupes.trec", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d3 2 1.5 x\nq1 Q0 d1 3 1.0 x\n")
-    expect(box.locator("[data-testid=stAlertContentError]")).to_contain_text(
-        re.compile(r"Line 3:.*appears twice.*first on line 1"))
-    upload(page, "b", "empty.trec", b"")
-    expect(slot(page, "b").locator("[data-testid=stAlertContentError]")).to_contain_text(
+    bad = (b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\nq1 Q0 d3 3 1.0\nq1 Q0 d4 4 nan x\n"
+           b"q1 Q0 d1 5 0.5 x\nq2 Q0 d9 1 abc x\n")
+    upload(page, "runs", ("vector.trec", (EXAMPLES / "seed_vector.trec").read_bytes()),
+           ("hybrid.csv", (EXAMPLES / "seed_hybrid.csv").read_bytes()),
+           ("five.trec", bad))
+    problems = page.locator(".st-key-lab-problems-runs")
+    expect(problems).to_contain_text(
+        re.compile(r"five\.trec.? could not be read \(5 problems found\)"), timeout=60_000)
+    for n in (2, 3, 4, 5, 6):
+        expect(problems).to_contain_text(re.compile(rf"Line {n}:"))
+    expect(slot(page, "runs")).to_contain_text("The runs loaded before are still in use")
+    upload(page, "runs", ("vector-utf16.trec", utf16))
+    expect(problems).to_contain_text("UTF-16 LE")
+    expect(page.locator(MEAN)).to_contain_text("vector")
+    upload(page, "qrels", ("empty.trec", b""))
+    expect(slot(page, "qrels").locator("[data-testid=stAlertContentError]")).to_contain_text(
         "The file is empty")
+    expect(slot(page, "qrels")).to_contain_text(re.compile(r"The file loaded before"))
     expect(page.locator(MEAN)).to_be_visible()
 
 
 def test_arabic_messages_for_binary_and_bad_lines(page, app_url):
     open_lab(page, app_url, "ar")
-    upload(page, "qrels", "photo.png", b"\x89PNG\r\n\x1a\n" + bytes(200))
+    upload(page, "qrels", ("photo.png", b"\x89PNG\r\n\x1a\n" + bytes(200)))
     expect(slot(page, "qrels").locator("[data-testid=stAlertContentError]")).to_contain_text(
         "هذا ليس ملفًا نصيًا")
-    upload(page, "a", "run.trec", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\n")
-    error = slot(page, "a").locator("[data-testid=stAlertContentError]")
+    upload(page, "runs", ("run.trec", b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\nq1 Q0 d3\n"))
+    error = slot(page, "runs").locator("[data-testid=stAlertContentError]")
     expect(error).to_contain_text(re.compile(r"السطر .?2.?:"))
+    expect(error).to_contain_text(re.compile(r"السطر .?3.?:"))
     expect(error).to_contain_text("ليست عددًا")
 
 
-def test_example_compare_downloads_and_explain_link(page, app_url):
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_example_table_reports_chart_titles_and_explain_link(page, app_url, lang):
+    from metrics import report
+
+    open_lab(page, app_url, lang)
+    page.locator(".st-key-lab-example-systems button").click()
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    expect(page.locator(MEAN)).to_contain_text("seed_hybrid")
+    expect(page.locator(".st-key-lab-note")).to_contain_text(re.compile(r"Holm.?[–-].?Bonferroni"))
+    title = page.locator(".st-key-lab-mean .lab-measure", has_text="RR@10")
+    assert "frac" in title.get_attribute("title")            # the formula on hover
+    markdown = download(page, "lab-dl-markdown").decode()
+    assert markdown.startswith("| # | Run | P@10 | R@10 | RR@10 | AP@10 | nDCG@10 |")
+    assert "Holm" in markdown and "Bonferroni" in markdown
+    latex = download(page, "lab-dl-latex").decode()
+    assert "\\toprule" in latex and "\\textbf{0.9000}" in latex
+    assert download(page, "lab-dl-table_csv").decode().startswith("letter,run,P@10")
+    table, _ = report.read_trec_eval_q(download(page, "lab-dl-q").decode().split(
+        "runid")[0].rsplit("\n", 1)[0] + "\n")
+    assert len(table) == 5 and "RR@10" in table.columns
+    svg = download(page, "lab-deltas-svg").decode()
+    assert svg.lstrip().startswith("<svg") and "seed_hybrid − vector" in svg
+    assert "RR@10" in svg                                       # the title names the measure
+    # The example opens on RR (its lesson's measure) and the regression q5: one link per
+    # run opens lesson 2 with the run's own ids, in the same language.
+    link = page.locator(".st-key-lab-explain-link-1 [data-testid=stPageLink] a")
+    expect(link).to_contain_text("seed_hybrid")
+    # the link itself carries the language (a new tab opens in it) and the run's own ids
+    href = link.get_attribute("href")
+    assert f"lang={lang}" in href and "r=d5.0-d7.1-d1.0" in href, href
+    link.click()
+    expect(page).to_have_url(re.compile(rf"/recall-precision\?.*lang={lang}"))
+    expect(page.locator("h1")).to_be_visible(timeout=30_000)
+
+
+def test_fusion_adds_a_run_to_the_table(page, app_url):
     open_lab(page, app_url)
     page.locator(".st-key-lab-example-systems button").click()
-    expect(page.locator(MEAN)).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("B beats A on")).to_be_visible()
-    with page.expect_download() as info:
-        page.locator(".st-key-lab-csv button").click()
-    csv = Path(info.value.path()).read_text(encoding="utf-8")
-    assert csv.splitlines()[0].startswith("query_id,A · P@10")
-    with page.expect_download() as info:
-        page.locator(".st-key-lab-deltas-svg button").click()
-    assert Path(info.value.path()).read_text(encoding="utf-8").lstrip().startswith("<svg")
-    # Streamlit's own chart menu draws its PNG in the browser: no network needed.
-    chart = page.locator("[data-testid=stVegaLiteChart]").first.locator("xpath=..")
-    chart.scroll_into_view_if_needed()
-    chart.hover()
-    with page.expect_download() as info:  # the toolbar shows on hover: click it in place
-        chart.locator("button[aria-label='Download as PNG']").dispatch_event("click")
-    assert Path(info.value.path()).read_bytes()[:4] == b"\x89PNG"
-
-    # The example opens on RR (its lesson's measure) and the regression q5: the link opens
-    # the MRR lesson with q5 as its question q1, in the same language.
-    link = page.locator("[data-testid=stPageLink] a", has_text="Open this query")
-    link.click()
-    expect(page).to_have_url(re.compile(r"/mrr\?lang=en&q=q1&g=d1\..*&h=d2-d1-d3\."))
-    expect(page.locator("h1")).to_contain_text("MRR", timeout=30_000)
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    page.locator(".st-key-lab-fuse-make button").click()
+    expect(page.locator(MEAN)).to_contain_text("rrf(vector + seed_hybrid)", timeout=60_000)
+    data = download(page, "lab-dl-fused-r3").decode()
+    assert data.split("\n")[0].endswith("rrf(vector_+_seed_hybrid)")
 
 
 def test_charts_fit_a_phone(browser, app_url):
