@@ -36,8 +36,6 @@ PENDING: dict[str, str] = {
         "lesson 4 (the faithfulness helper): «الأمانة = جملتان من ثلاث = 0.67»",
     "lessons/lab/content.ar.toml:intro.body":
         "the lab (its helper): «0 = غير ذي صلة، و1 فأكثر = ذو صلة», a legend, not a formula",
-    "lessons/lab/content.ar.toml:inputs.example_note":
-        "the lab (its helper): «7,000 سؤال × 1,000 مستند», a size, not a formula",
     "lessons/live/content.ar.toml:compose.seed_help":
         "live (its helper): URL keys «ex=» and «s=», not formulas",
     "lessons/live/content.ar.toml:compose.ranking_help":

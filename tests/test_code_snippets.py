@@ -25,6 +25,7 @@ import pytest
 
 import metrics
 from lessons.diagnose import logic as diagnose
+from metrics import faithfulness
 from metrics.support import supported_share
 from teaching import scenarios
 from text.i18n import LANGS, LESSONS_DIR, load_content
@@ -84,6 +85,13 @@ def _diagnose() -> list[float]:
             sum(failed) / len(failed)]
 
 
+def _faithfulness() -> list[float]:
+    ex = load_content("faithfulness", "ar")["example"]
+    crude = faithfulness.crude_check(ex["answer"].strip(), ex["source"].strip())
+    return [*[v for n, r in enumerate(crude, 1) for v in (n, r.support)],
+            sum(r.verdict == "supported" for r in crude) / len(crude)]
+
+
 # The numbers each lesson's program prints, in order, computed by metrics on the same example
 # (a question id such as q3 prints as its number).
 EXPECTED: dict[str, Callable[[], list[float]]] = {
@@ -92,6 +100,7 @@ EXPECTED: dict[str, Callable[[], list[float]]] = {
     "mrr": _mrr,
     "ndcg": _ndcg,
     "diagnose": _diagnose,
+    "faithfulness": _faithfulness,
 }
 
 LESSONS = sorted(d.name for d in LESSONS_DIR.iterdir()
