@@ -96,8 +96,9 @@ def test_a_shared_link_reopens_the_sorted_cases():
     assert "How many days a week can I work from home?" in page
     assert "Sorted right: 2 of 2 answered" in page
     assert pick_radio(at, 2).value is None
-    at.query_params["c"] = "1"
-    at.run()
+    # The same link opened on case 1 (a link opens a new session; within one session a URL that
+    # repeats a value the page just held is the browser lagging, see runtime.state).
+    at = run({"lang": "en", "c": "1", "p": "vr______"})
     assert pick_radio(at, 0).value == "invented" and pick_radio(at, 0).disabled
 
 

@@ -436,8 +436,10 @@ def _isolated(text: str | None, lang: str) -> str:
 
 
 def _metric_name_html(m: Metric) -> str:
+    # A phone's narrow card may break "precision@3" before its "@k", nowhere else.
+    symbol = bidi.escape_html(m.symbol).replace("@", "<wbr>@")
     return (f'<span class="mz-metric-name">{bidi.escape_html(m.name)}</span> '
-            f'<bdi class="mz-metric-symbol" dir="ltr">{bidi.escape_html(m.symbol)}</bdi>')
+            f'<bdi class="mz-metric-symbol" dir="ltr">{symbol}</bdi>')
 
 
 def _strip_row(cells: Sequence[str], n: int, cls: str, *, hidden: bool = False) -> str:

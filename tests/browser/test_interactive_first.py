@@ -263,6 +263,41 @@ def test_metric_names_are_in_the_page_language(browser, app_url, path, lang):
         context.close()
 
 
+# Every document id of the ranking editors on one line; every symbol of the strip inside its card.
+FIT_JS = """
+() => {
+  const ids = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (!el.matches('.rk-id')) continue;
+      ids.push({text: el.textContent, h: el.getBoundingClientRect().height});
+    }
+  };
+  walk(document);
+  const out = [...document.querySelectorAll('.mz-strip .mz-metric-symbol')].map((e) => {
+    const cell = e.closest('.mz-metric, .mz-strip-name, .mz-strip-head > *') || e.parentElement;
+    const r = e.getBoundingClientRect(), c = cell.getBoundingClientRect();
+    return {text: e.textContent, inside: r.left >= c.left - 1 && r.right <= c.right + 1};
+  });
+  return {ids, symbols: out};
+}
+"""
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+@pytest.mark.parametrize("path", RANKED)
+def test_on_a_phone_ids_keep_their_line_and_symbols_their_card(browser, app_url, path, lang):
+    context, page = open_page(browser, app_url, path, f"lang={lang}", PHONE, touch=True)
+    try:
+        fit = page.evaluate(FIT_JS)
+        line = min(i["h"] for i in fit["ids"])
+        assert fit["ids"] and all(i["h"] < 1.5 * line for i in fit["ids"]), fit["ids"]
+        assert fit["symbols"] and all(s["inside"] for s in fit["symbols"]), fit["symbols"]
+    finally:
+        context.close()
+
+
 # --- touch ---------------------------------------------------------------------------------------
 
 
