@@ -17,7 +17,7 @@
 //   switch's "English") carries that language, so a screen reader pronounces it right.
 // * `landmarks`: containers of ours that are landmarks (the sidebar's page links: a named
 //   navigation), which Streamlit's containers cannot declare.
-// * Horizontally scrolling tables and formulas become keyboard-reachable (tabindex 0) with
+// * Horizontally scrolling tables, formulas and code blocks become keyboard-reachable (tabindex 0) with
 //   a name, only while they actually overflow.
 // * On a narrow screen, where the sidebar covers the page, choosing a page in the sidebar
 //   closes it (Streamlit does this only for phone user agents).
@@ -26,7 +26,7 @@
 
 const ORIGINAL = new WeakMap(); // element -> {attr: English value it had}
 const ATTRS = ["aria-label", "title", "placeholder", "aria-roledescription"];
-const SCROLLERS = "[data-testid=stMarkdownContainer] table, .katex-display, .mz-scroll";
+const SCROLLERS = "[data-testid=stMarkdownContainer] table, .katex-display, .mz-scroll, [data-testid=stCode] pre";
 let state = null;
 let observer = null;
 let queued = false;

@@ -108,7 +108,7 @@ def test_lesson_two_by_keyboard_alone_in_arabic(page, app_url):
     page.keyboard.press("ArrowDown")  # plain arrows move between rows: d7 -> d2
     assert page.evaluate(ACTIVE_JS)["id"] == "d2"
     page.keyboard.press("Alt+ArrowUp")
-    expect(formula(page, "RR")).to_have_text("RR = 1 / 1 = 1.00")
+    expect(formula(page, "RR@3")).to_have_text("RR@3 = 1 / 1 = 1.00")
     # Python has applied the move (the URL follows) before the next key
     expect(page).to_have_url(re.compile(r"r=d2\.1-d7\.0-d9\.0-d4\.1-d1\.0"))
 
