@@ -333,8 +333,8 @@ def test_every_page_passes_the_content_security_policy(classroom, browser):
     page.on("console", lambda m: seen.append(m.text) if "Content Security Policy" in m.text
             else None)
     page.goto(f"{classroom.base}/?lang=en")
-    page.wait_for_selector("[data-testid=stSidebarNav] a", timeout=60_000)
-    links = page.eval_on_selector_all("[data-testid=stSidebarNav] a",
+    page.wait_for_selector(".st-key-mz-nav a", timeout=60_000)
+    links = page.eval_on_selector_all(".st-key-mz-nav a",
                                       "els => els.map(e => e.href.split('?')[0])")
     assert len(links) >= 8
     charts = 0

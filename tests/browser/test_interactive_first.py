@@ -168,7 +168,7 @@ def test_the_first_control_is_on_the_first_screen(browser, app_url, path, lang, 
 @pytest.mark.parametrize("lang", ["ar", "en"])
 def test_home_opens_with_lesson_links_on_a_phone(browser, app_url, lang):
     context, page = open_page(browser, app_url, "/", f"lang={lang}", PHONE,
-                              ready="[data-testid=stPageLink-NavLink]")
+                              ready="[data-testid=stMain] [data-testid=stPageLink-NavLink]")
     try:
         links = page.locator("[data-testid=stMain] [data-testid=stPageLink-NavLink]")
         on_screen = [i for i in range(links.count()) if inside(links.nth(i).bounding_box(), page)]
