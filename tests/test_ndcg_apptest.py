@@ -34,8 +34,8 @@ def text(at: AppTest) -> str:
 
 
 def cards(at: AppTest) -> str:
-    """The metrics strip's HTML (one markdown element)."""
-    return strip_html(at)
+    """The metrics strip's HTML (one markdown element), without its line-break hints."""
+    return strip_html(at).replace("<wbr>", "")
 
 
 def ndcg_card(at: AppTest) -> str:

@@ -117,13 +117,13 @@ def _switches(s: state.UrlState, gain_box: DeltaGenerator, ideal_box: DeltaGener
     gain = gain_box.radio(
         layout.label(names["gain"]), tuple(logic.GAINS), index=tuple(logic.GAINS).index(s["g"]),
         format_func=lambda v: shown["gain_" + v], captions=captions("gain", logic.GAINS),
-        horizontal=presenting, key=s.key("g"))
+        key=s.key("g"))
     with ideal_box:
         ideal = st.radio(
             layout.label(names["ideal"]), tuple(logic.IDEALS),
             index=tuple(logic.IDEALS).index(s["i"]),
             format_func=lambda v: shown["ideal_" + v], captions=captions("ideal", logic.IDEALS),
-            horizontal=presenting, key=s.key("i"))
+            key=s.key("i"))
         if not s["x"]:
             with st.container(key="nd-ideal-same"):
                 layout.markdown(c["interactive"]["ideal_same"])

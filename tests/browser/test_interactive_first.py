@@ -358,7 +358,8 @@ def test_a_long_press_on_the_row_drags_it_and_a_swipe_scrolls(browser, app_url, 
 @pytest.mark.parametrize("lang", ["ar", "en"])
 @pytest.mark.parametrize("path", [*LESSONS, "/", "/practice"])
 def test_every_button_and_link_is_a_44px_target(browser, app_url, path, lang, size):
-    ready = {"/": "[data-testid=stPageLink-NavLink]", "/practice": ".st-key-px-box"}.get(path)
+    ready = {"/": "[data-testid=stMain] [data-testid=stPageLink-NavLink]",
+             "/practice": ".st-key-px-box"}.get(path)
     context, page = open_page(browser, app_url, path, f"lang={lang}", VIEWPORTS[size],
                               touch=size == "phone", ready=ready)
     try:
@@ -409,9 +410,11 @@ def test_the_chart_toolbar_leaves_an_arabic_title_uncovered(browser, app_url, pr
         page.mouse.wheel(0, -200)
         chart.hover()
         toolbar = chart.locator("[data-testid=stElementToolbar]")
-        expect(toolbar).to_be_visible()
         title = chart.locator("xpath=preceding-sibling::*[1]//p").first   # "ما تُبقيه كل مرتبة"
         expect(title).to_have_text(ARABIC)
+        page.wait_for_timeout(300)  # the hover's toolbar, if any, has appeared
+        if not toolbar.is_visible():
+            return  # charts have no toolbar at all (base.css): nothing can cover the title
         t, h = toolbar.bounding_box(), title.evaluate(
             "e => { const r = document.createRange(); r.selectNodeContents(e);"
             "       const b = r.getBoundingClientRect();"

@@ -102,7 +102,7 @@ def test_upload_a_file_bm25_at_once_then_dense(page, app_url):
     upload.set_input_files(files=[{"name": "bad.csv", "mimeType": "text/csv",
                                    "buffer": b"id,text\nd1,one\nd2,two,three\n"}])
     error = page.locator(".st-key-rt-own-upload [data-testid=stAlertContentError]")
-    expect(error).to_contain_text(re.compile(r"Line 3:.*Expected 2 columns, found 3"))
+    expect(error).to_contain_text(re.compile(r"Line 3:.*Columns expected: 2; found: 3"))
     expect(page.get_by_text(re.compile(r"policies\.txt\W{0,3} is still in use"))).to_be_visible()
 
 
