@@ -12,7 +12,9 @@ import csv
 import io
 import math
 import multiprocessing
+import sys
 import time
+import types
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -436,7 +438,7 @@ def test_closing_while_students_answer_keeps_exactly_the_accepted_answers(svc, d
     assert stored == accepted  # the last accepted value of each student, nothing after close
 
 
-def test_a_restarted_process_finds_every_open_session(svc, db_url):
+def test_a_restarted_process_finds_every_open_session(svc, db_url, monkeypatch):
     opened = [svc.create_session(f"l{i}") for i in range(3)]
     student = svc.join(opened[0].code, "r")
     qid = svc.push_question(opened[0].code, opened[0].host_token, recall_spec())
@@ -445,6 +447,9 @@ def test_a_restarted_process_finds_every_open_session(svc, db_url):
     svc.engine.dispose()  # this process lets go of every connection
 
     ctx = multiprocessing.get_context("spawn")  # a fresh interpreter: nothing shared
+    # An AppTest earlier in this process leaves a page script as __main__, and a spawned child
+    # re-runs __main__ (/retrieve's would load its model first): the child needs none of it.
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
     results = ctx.Queue()
     proc = ctx.Process(target=live_pg.restart_worker, args=(db_url, results))
     proc.start()
