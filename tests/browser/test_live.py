@@ -145,8 +145,11 @@ def test_unknown_code_and_arabic_student_screen(browser, app_url):
     page = context.new_page()
     page.goto(f"{app_url}{PATH}?join=ZZZ999")
     expect(page.get_by_label("رمز الجلسة")).to_have_value("ZZZ999", timeout=30_000)
+    # the browser's stores have been read (their rerun comes before the click, not after it)
+    page.wait_for_function("() => [...document.querySelectorAll('.ls-root')]"
+                           ".every(e => e.dataset.state === 'read')", timeout=30_000)
     page.get_by_role("button", name="انضمّ").click()
-    shows(page, "لا توجد جلسة مفتوحة بهذا الرمز")
+    shows(page, "لا توجد جلسة مفتوحة بهذا الرمز", timeout=30)
     assert page.locator("[dir=rtl][lang=ar]").count() > 0
     context.close()
 
