@@ -280,7 +280,7 @@ def test_the_projector_first_screen_holds_code_qr_and_count(browser, app_url, la
     page.get_by_role("button", name=push).click()
     page.get_by_role("button", name="Presenter view" if lang == "en" else "وضع العرض").click()
     counted = "0 of 0 answered" if lang == "en" else "أجاب 0 من 0"
-    shows(page, counted)
+    shows(page, counted, timeout=30)
     expect(page.locator(".mz-live-code")).to_have_text(code)
     page.wait_for_timeout(1000)
     inside = []
