@@ -35,6 +35,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 STARTUP_TIMEOUT_S = 60
+# A rerun on a loaded 2-core CI machine can take longer than Playwright's 5 s default for
+# `expect`: every assertion waits up to this long for the page to reach the expected state.
+EXPECT_TIMEOUT_MS = 20_000
 
 
 def _free_port() -> int:
@@ -125,7 +128,9 @@ def streamlit_server(tmp_path_factory) -> Iterator[Callable[..., StreamlitServer
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
     with sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

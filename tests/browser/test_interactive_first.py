@@ -310,6 +310,8 @@ def touch(page: Page, points: list[tuple[float, float]], *, hold_ms: int = 0) ->
                  {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
         if hold_ms:
             time.sleep(hold_ms / 1000)   # a finger held still: no event to wait for
+            # a loaded renderer runs the long-press timer late: move only once the drag began
+            page.wait_for_selector(".rk-item.rk-drag", timeout=15_000)
         for x, y in points[1:]:
             cdp.send("Input.dispatchTouchEvent",
                      {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
