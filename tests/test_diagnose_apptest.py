@@ -32,15 +32,18 @@ def pills(at: AppTest, key_prefix: str):
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
-def test_opens_on_step_1_with_the_seed_numbers_and_every_section(lang):
+def test_opens_on_step_1_with_the_worked_numbers_and_every_section(lang):
     at = run({"lang": lang})
     page = text(at)
     content = load_content("diagnose", lang)
     for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
         assert content[key]["heading"] in page
-    # the seed's vector system: mean recall@3 0.70, MRR 0.67; q4 a total miss, q3 at rank 3
-    assert "= **0.7**" in page and "= **0.67**" in page
-    assert "| q4 | 0.0 | 0.0 |" in page and "| q3 | 1.0 | 0.33 |" in page
+    # the worked example is the handbook's answer key: mean recall@3 and MRR@3 both 0.7, q4 a
+    # total miss, q3 a partial one; faithfulness 0.53 overall, 0.67 and 0.33 in the two groups
+    assert "(1.0 + 1.0 + 0.5 + 0.0 + 1.0) ÷ 5 = 0.7**" in page
+    assert "(1.0 + 0.5 + 1.0 + 0.0 + 1.0) ÷ 5 = 0.7**" in page
+    assert "| q4 | 0.0 | 0.0 |" in page and "| q3 | 0.5 | 1.0 |" in page
+    assert "÷ 5 = 0.53**" in page and "÷ 3 = 0.67**" in page and "(2/3 + 0/1) ÷ 2 = 0.33**" in page
     assert bidi.strip_bidi_controls(content["try_it"]["step1"]["title"]) in page
     assert len([p for p in at.button_group if p.key.startswith("diagnose.l")]) == 5
     assert f'dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}"' in page

@@ -369,7 +369,7 @@ with layout.section(c, "try_it"):      # its text sets the scene: it stays above
     walkthrough()
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
-               values={name: round(v, 2) for name, v in logic.worked_values().items()})
+               values={name: round(v, 2) for name, v in logic.worked_values(SC).items()})
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
