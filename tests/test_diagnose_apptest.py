@@ -1,4 +1,4 @@
-"""Lesson 6 under Streamlit's AppTest: the seed numbers, each step of the walkthrough with its
+"""Lesson 6 under Streamlit's AppTest: the worked numbers, each step of the walkthrough with its
 check, progress in the URL, the presenter view, the exercise, the quiz, bad links."""
 
 from __future__ import annotations
@@ -83,7 +83,10 @@ def test_walk_through_the_four_steps(lang):
         pills(at, f"u{i}").set_value(picked).run()
     at.button(key="dg-check-3").click().run()
     assert bidi.strip_bidi_controls(sc.questions[3].sentences[0].note) in text(at)
-    assert "0.53" in text(at) and "0.67" in text(at)
+    # the metric cards (the worked example's prose holds these numbers too): faithfulness over
+    # all answers, where retrieval worked, where it failed
+    cards = [f'<bdi dir="ltr">{v}</bdi>' for v in ("0.53", "0.67", "0.33")]
+    assert all(card in text(at) for card in cards)
     at.button(key="dg-next-3").click().run()
     # step 4: a wrong fix, then the right one
     radio = next(r for r in at.radio if r.key.startswith("diagnose.x."))
