@@ -76,13 +76,12 @@ def _ndcg() -> list[float]:
 
 
 def _diagnose() -> list[float]:
-    golden, runs = _seed_vector()
-    table = metrics.evaluate(runs["vector"], golden, ["R@3", "RR@3"])
-    rows = [v for q in golden for v in (int(q[1:]), table.at[q, "R@3"], table.at[q, "RR@3"])]
-    walk = diagnose.faithfulness_table(diagnose.scenario(load_content("diagnose", "en")))
-    failed = [r.faithfulness for r in walk.rows if not r.retrieval_ok]
-    return [*rows, table["R@3"].mean(), table["RR@3"].mean(), walk.mean_retrieved,
-            sum(failed) / len(failed)]
+    sc = diagnose.scenario(load_content("diagnose", "en"))
+    table = metrics.evaluate(sc.run, sc.qrels, ["R@3", "RR@3"])
+    rows = [v for q in sc.run for v in (int(q[1:]), table.at[q, "R@3"], table.at[q, "RR@3"])]
+    faith = diagnose.faithfulness_table(sc)
+    return [*rows, table["R@3"].mean(), table["RR@3"].mean(), faith.mean_all,
+            faith.mean_retrieved, faith.mean_failed]
 
 
 def _faithfulness() -> list[float]:

@@ -1,4 +1,4 @@
-"""Lesson 6 under Streamlit's AppTest: the seed numbers, each step of the walkthrough with its
+"""Lesson 6 under Streamlit's AppTest: the worked numbers, each step of the walkthrough with its
 check, progress in the URL, the presenter view, the exercise, the quiz, bad links."""
 
 from __future__ import annotations
@@ -32,15 +32,18 @@ def pills(at: AppTest, key_prefix: str):
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
-def test_opens_on_step_1_with_the_seed_numbers_and_every_section(lang):
+def test_opens_on_step_1_with_the_worked_numbers_and_every_section(lang):
     at = run({"lang": lang})
     page = text(at)
     content = load_content("diagnose", lang)
     for key in ("core_idea", "worked_example", "try_it", "myths", "exercise", "cards", "quiz"):
         assert content[key]["heading"] in page
-    # the seed's vector system: mean recall@3 0.70, MRR 0.67; q4 a total miss, q3 at rank 3
-    assert "= **0.7**" in page and "= **0.67**" in page
-    assert "| q4 | 0.0 | 0.0 |" in page and "| q3 | 1.0 | 0.33 |" in page
+    # the worked example is the handbook's answer key: mean recall@3 and MRR@3 both 0.7, q4 a
+    # total miss, q3 a partial one; faithfulness 0.53 overall, 0.67 and 0.33 in the two groups
+    assert "(1.0 + 1.0 + 0.5 + 0.0 + 1.0) ÷ 5 = 0.7**" in page
+    assert "(1.0 + 0.5 + 1.0 + 0.0 + 1.0) ÷ 5 = 0.7**" in page
+    assert "| q4 | 0.0 | 0.0 |" in page and "| q3 | 0.5 | 1.0 |" in page
+    assert "÷ 5 = 0.53**" in page and "÷ 3 = 0.67**" in page and "(2/3 + 0/1) ÷ 2 = 0.33**" in page
     assert bidi.strip_bidi_controls(content["try_it"]["step1"]["title"]) in page
     assert len([p for p in at.button_group if p.key.startswith("diagnose.l")]) == 5
     assert f'dir="{"rtl" if lang == "ar" else "ltr"}" lang="{lang}"' in page
@@ -80,7 +83,10 @@ def test_walk_through_the_four_steps(lang):
         pills(at, f"u{i}").set_value(picked).run()
     at.button(key="dg-check-3").click().run()
     assert bidi.strip_bidi_controls(sc.questions[3].sentences[0].note) in text(at)
-    assert "0.53" in text(at) and "0.67" in text(at)
+    # the metric cards (the worked example's prose holds these numbers too): faithfulness over
+    # all answers, where retrieval worked, where it failed
+    cards = [f'<bdi dir="ltr">{v}</bdi>' for v in ("0.53", "0.67", "0.33")]
+    assert all(card in text(at) for card in cards)
     at.button(key="dg-next-3").click().run()
     # step 4: a wrong fix, then the right one
     radio = next(r for r in at.radio if r.key.startswith("diagnose.x."))

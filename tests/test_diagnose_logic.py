@@ -3,11 +3,13 @@ numbers, the URL encodings and the generated exercise."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lessons.diagnose import logic
 from teaching import mistakes
-from text.i18n import LANGS, load_content
+from text.i18n import LANGS, load_content, placeholders
 
 
 def scenario(lang: str = "en") -> logic.Scenario:
@@ -89,11 +91,35 @@ def test_step3_faithfulness():
     assert wrong["q4"] == (1,) and wrong["q2"] == (2,)
 
 
-def test_worked_example_is_the_seeds_vector_system():
-    values = logic.worked_values()
-    assert round(values["mean_recall"], 2) == 0.70 and round(values["mrr"], 2) == 0.67
-    assert (values["q2_recall"], values["q4_recall"], round(values["q3_rr"], 2)) == (
-        0.5, 0.0, 0.33)
+def test_worked_example_is_the_handbook_diagnosis_worked_out():
+    values = logic.worked_values(scenario())
+    assert [(values[f"q{n}_recall"], values[f"q{n}_rr"]) for n in range(1, 6)] == [
+        (1, 1), (1, 0.5), (0.5, 1), (0, 0), (1, 1)]
+    assert [(values[f"q{n}_supported"], values[f"q{n}_sentences"]) for n in range(1, 6)] == [
+        (2, 2), (1, 2), (2, 3), (0, 1), (1, 2)]
+    assert [round(values[k], 2) for k in ("mean_recall", "mrr", "faith_all", "faith_ok",
+                                          "faith_failed")] == [0.7, 0.7, 0.53, 0.67, 0.33]
+    # the quiz's "leaving q4 out": the mean RR@3 of the other four
+    assert sum(values[f"q{n}_rr"] for n in (1, 2, 3, 5)) / 4 == 0.875
+
+
+ROW = re.compile(r"^\| (q\d) \([^|]*\) \| ([^|]*) \| `([^`]*)` \|$", re.M)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_worked_example_tables_are_the_walkthroughs_data(lang):
+    """The worked example writes the handbook's golden set and rankings out by hand: they are
+    the walkthrough's, and every placeholder has a value."""
+    c = load_content("diagnose", lang)
+    sc = logic.scenario(c)
+    body = c["worked_example"]["body"]
+    rows = {q: (re.findall(r"d\d", gold), ranking.replace("★", "").split(),
+                [d.rstrip("★") for d in ranking.split() if d.endswith("★")])
+            for q, gold, ranking in ROW.findall(body)}
+    assert rows == {q.id: (sorted(q.golden), list(q.retrieved[:sc.k]),
+                           [d for d in q.retrieved[:sc.k] if d in q.golden])
+                    for q in sc.questions}
+    assert placeholders(body) <= set(logic.worked_values(sc))
 
 
 def test_url_encodings_round_trip_and_reject_bad_input():

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import metrics
 from metrics.support import supported_share
-from teaching import mistakes, scenarios
+from teaching import mistakes
 
 STEPS = (1, 2, 3, 4)
 FIXES = ("retrieval", "prompt", "more_chunks", "bigger_model", "nothing")
@@ -275,6 +275,7 @@ class FaithTable:
     rows: tuple[FaithRow, ...]
     mean_all: float              # over every question
     mean_retrieved: float        # over the questions whose retrieval succeeded
+    mean_failed: float           # over the questions whose retrieval failed
 
 
 def faithfulness_table(sc: Scenario) -> FaithTable:
@@ -285,7 +286,9 @@ def faithfulness_table(sc: Scenario) -> FaithTable:
         rows.append(FaithRow(q.id, sum(flags), len(flags), supported_share(flags) or 0.0,
                              q.id not in failing))
     ok = [r.faithfulness for r in rows if r.retrieval_ok]
-    return FaithTable(tuple(rows), _mean([r.faithfulness for r in rows]), _mean(ok))
+    failed = [r.faithfulness for r in rows if not r.retrieval_ok]
+    return FaithTable(tuple(rows), _mean([r.faithfulness for r in rows]), _mean(ok),
+                      _mean(failed))
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -301,24 +304,22 @@ def check_support(sc: Scenario, picked: Sequence[frozenset[int]]
             for q, chosen in zip(sc.questions, picked, strict=True)]
 
 
-# --- the worked example: lesson 3's five questions and its vector system -------------------------
-
-SEED_GOLDEN = {q: dict.fromkeys(g, 1) for q, g in zip(scenarios.MRR.questions,
-                                                      scenarios.MRR.golden, strict=True)}
-SEED_VECTOR = {q: list(r) for q, r in zip(scenarios.MRR.questions, scenarios.MRR.runs["vector"],
-                                           strict=True)}
+# --- the worked example: the walkthrough's handbook, every number of its answer key ------------
 
 
-def worked_values() -> dict[str, float]:
-    """Per-question recall@3 and RR@3 of the seed's vector system, and their means."""
-    table = metrics.evaluate(SEED_VECTOR, SEED_GOLDEN, ["R@3", "RR@3"])
+def worked_values(sc: Scenario) -> dict[str, float]:
+    """Per question, recall@k and RR@k against the answer key, the supported sentences and the
+    faithfulness of its answer; then mean recall@k, MRR@k, and mean faithfulness over all the
+    questions, over those whose retrieval worked and over those where it failed."""
+    retrieval, faith = retrieval_table(sc), faithfulness_table(sc)
     values: dict[str, float] = {}
-    for qid in SEED_GOLDEN:
-        values[f"{qid}_recall"] = float(table.at[qid, "R@3"])
-        values[f"{qid}_rr"] = float(table.at[qid, "RR@3"])
-    means = table.mean()
-    values["mean_recall"], values["mrr"] = float(means["R@3"]), float(means["RR@3"])
-    return values
+    for r, f in zip(retrieval.rows, faith.rows, strict=True):
+        values |= {f"{r.question}_recall": r.recall, f"{r.question}_rr": r.rr,
+                   f"{r.question}_supported": f.supported, f"{r.question}_sentences": f.sentences,
+                   f"{r.question}_faith": f.faithfulness}
+    return values | {"mean_recall": retrieval.mean_recall, "mrr": retrieval.mrr,
+                     "faith_all": faith.mean_all, "faith_ok": faith.mean_retrieved,
+                     "faith_failed": faith.mean_failed}
 
 
 # --- the exercise: a generated golden set and run -------------------------------------------------

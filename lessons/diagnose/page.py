@@ -252,7 +252,8 @@ def _faith_feedback(s: state.UrlState, words: dict) -> None:
         layout.markdown("\n".join(lines))
     table = logic.faithfulness_table(SC)
     layout.metric_row([(labels["faith_all"], fmt_num(table.mean_all, 2)),
-                       (labels["faith_ok"], fmt_num(table.mean_retrieved, 2))])
+                       (labels["faith_ok"], fmt_num(table.mean_retrieved, 2)),
+                       (labels["faith_failed"], fmt_num(table.mean_failed, 2))])
     layout.markdown(tables.table(
         [labels["question"], labels["supported"], labels["faithfulness"], labels["status"]],
         [[Markup(r.question), Markup(f"{r.supported} / {r.sentences}"),
@@ -260,7 +261,8 @@ def _faith_feedback(s: state.UrlState, words: dict) -> None:
           Markup(f"✓ {labels['ok']}" if r.retrieval_ok else f"**✗ {labels['failed']}**")]
          for r in table.rows]))
     layout.markdown(words["after"], {"mean_all": round(table.mean_all, 2),
-                                     "mean_ok": round(table.mean_retrieved, 2)})
+                                     "mean_ok": round(table.mean_retrieved, 2),
+                                     "mean_failed": round(table.mean_failed, 2)})
 
 
 def step4(s: state.UrlState) -> None:
@@ -369,7 +371,7 @@ with layout.section(c, "try_it"):      # its text sets the scene: it stays above
     walkthrough()
 layout.section(c, "core_idea")
 layout.section(c, "worked_example",
-               values={name: round(v, 2) for name, v in logic.worked_values().items()})
+               values={name: round(v, 2) for name, v in logic.worked_values(SC).items()})
 code_path(c)
 layout.myths(c)
 with layout.section(c, "exercise"):
