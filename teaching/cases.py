@@ -18,6 +18,7 @@ from typing import Any
 
 from metrics import faithfulness, rank
 from teaching import measures, mistakes
+from text import i18n
 
 __all__ = ["CASES", "INTENT_VERDICT", "LARGE_CHANGE", "PREDICT_METRICS", "Attempt", "Exercise",
            "Step", "doc_order", "faithfulness_report", "first_ranks", "predict_case",
@@ -241,6 +242,13 @@ _INVENTED: tuple[dict[str, str], ...] = tuple(_CASES["invented"])
 _NO_CLAIM: tuple[dict[str, str], ...] = tuple(_CASES["no_claim"])  # first two open an answer
 
 
+def fact_sentence(fact: Mapping[str, Any], key: str, n: int) -> str:
+    """A fact's sentence (``key``: ``ar``, ``en``, ``ar_neg``, ``en_neg``) with the number ``n``.
+    A template writes ``{{n|noun}}`` where the noun must agree with the number: «603 دولارات»،
+    «615 دولارًا»، «700 دولار» (text.plural, CLDR via Babel)."""
+    return i18n.fill(fact[key], {"n": n})
+
+
 def _faithfulness_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exercise | None:
     n_facts = rng.randint(4, 5)
     facts = rng.sample(range(len(_FACTS)), n_facts)
@@ -267,15 +275,15 @@ def _faithfulness_case(rng: random.Random, metric: str, seed: int, lang: str) ->
             lo, hi = _FACTS[i]["range"]
             choices = [x for x in range(lo, hi + 1) if x not in used]
             changed[i] = rng.choice(choices)
-    source = tuple(_FACTS[i][lang].format(n=numbers[i]) for i in facts)
+    source = tuple(fact_sentence(_FACTS[i], lang, numbers[i]) for i in facts)
     sentences = []
     for intent, i in plan:
         if intent == "supported":
-            text = _FACTS[i][lang].format(n=numbers[i])
+            text = fact_sentence(_FACTS[i], lang, numbers[i])
         elif intent == "changed_number":
-            text = _FACTS[i][lang].format(n=changed[i])
+            text = fact_sentence(_FACTS[i], lang, changed[i])
         elif intent == "negated":
-            text = _FACTS[i][lang + "_neg"].format(n=numbers[i])
+            text = fact_sentence(_FACTS[i], lang + "_neg", numbers[i])
         elif intent == "invented":
             text = _INVENTED[i][lang]
         else:

@@ -18,6 +18,8 @@ import metrics
 from metrics import faithfulness
 from teaching import exercises as E
 from teaching import mistakes
+from teaching.cases import _FACTS, fact_sentence
+from text import plural
 from text.i18n import fill, placeholders
 
 SEEDS = st.integers(0, E.MAX_SEED)
@@ -140,6 +142,23 @@ def test_faithfulness_cases_get_the_intended_verdicts(seed):
     ar, en = cases["ar"], cases["en"]
     assert [i for _, i in ar.sentences] == [i for _, i in en.sentences]   # one case, two languages
     assert ar.answer == en.answer
+
+
+def test_every_fact_says_its_number_with_an_agreeing_noun():
+    """A fact's Arabic noun after its number is right for every number of its range: a fixed
+    noun («{{n}} يومًا») only where the whole range is in one CLDR category, otherwise the
+    counted form «{{n|دولار}}» (600 دولار، 603 دولارات، 615 دولارًا)."""
+    for fact in _FACTS:
+        lo, hi = fact["range"]
+        for key in ("ar", "ar_neg"):
+            if "{{n|" not in fact[key]:
+                assert len({plural.category(n, "ar") for n in range(lo, hi + 1)}) == 1, fact[key]
+    laptop = next(f for f in _FACTS if "دولار" in f["ar"])
+    shown = {n: fact_sentence(laptop, "ar", n) for n in (600, 603, 615, 1000, 1010, 1250)}
+    assert [s.split()[-1] for s in shown.values()] == [
+        "دولار.", "دولارات.", "دولارًا.", "دولار.", "دولارات.", "دولارًا."]
+    assert "615 دولارًا" in shown[615]
+    assert fact_sentence(laptop, "en", 615).endswith("615 dollars.")
 
 
 @pytest.mark.parametrize("verdicts, key, value", [

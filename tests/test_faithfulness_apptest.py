@@ -12,6 +12,7 @@ from lessons.faithfulness import logic
 from metrics import faithfulness
 from tests.apptest_helpers import alert_text as alerts
 from tests.apptest_helpers import open_lesson
+from text import plural
 from text.bidi import escape_html, strip_bidi_controls
 from text.i18n import fill, load_content, load_quiz
 from ui import tables
@@ -332,7 +333,8 @@ def test_the_agreement_table_is_the_scripts(lang):
         assert row.splitlines()[-1] in table, (kind, row)
     held = both.split(" = ")[0].split("/")
     dev = _script_table("dev")["all"][2].split(" = ")[0].split("/")
-    assert f"**{held[0]} {'من' if lang == 'ar' else 'of'} {held[1]}**" in page
+    counted = plural.counted(int(held[1]), "جملة" if lang == "ar" else "sentence")  # 120 جملةً
+    assert f"**{held[0]} {'من' if lang == 'ar' else 'of'} {counted}**" in page
     assert f"{dev[0]} {'من' if lang == 'ar' else 'of'} {dev[1]}" in page
 
 

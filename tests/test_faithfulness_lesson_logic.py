@@ -13,6 +13,7 @@ import pytest
 
 from lessons.faithfulness import logic
 from metrics import faithfulness
+from teaching.cases import fact_sentence
 from tests.apptest_helpers import ROOT
 from text.bidi import escape_html, strip_bidi_controls
 from text.i18n import load_content
@@ -462,7 +463,7 @@ def test_the_cases_are_translations_judged_alike():
                     continue
                 got = []
                 for lang in ("ar", "en"):
-                    source = [f[lang].format(n=f["range"][0]) for f in cases["facts"]]
-                    text = row[lang + key].format(n=row.get("range", [0])[0])
+                    source = [fact_sentence(f, lang, f["range"][0]) for f in cases["facts"]]
+                    text = fact_sentence(row, lang + key, row.get("range", [0])[0])
                     got.append(faithfulness.check(text, source).sentences[0].verdict)
                 assert got[0] == got[1], (table, row)

@@ -204,7 +204,7 @@ def test_one_pair_of_the_table_is_metrics_compare_on_the_same_runs():
     assert words["p_t"].replace("\\", "") == "= 0.4310"  # FIELD-NOTES: p = 0.431 for RR
     assert words["resamples"] == "32"                        # exact: all 2^5 sign patterns
     assert logic.p_relation(0.00001) == "< 0.0001" and logic.p_text(0.5) == "0.5000"
-    assert logic.compare_verdict(view) == "unclear"
+    assert logic.compare_verdict(view, logic.adjusted_p(cmp, "B", "RR@10")) == "unclear"
     rows = logic.delta_rows(view)
     assert [r["delta"] for r in rows] == sorted(r["delta"] for r in rows)
 
@@ -248,6 +248,27 @@ def test_markers_and_holm_on_a_constructed_case():
     assert rows[2][2] == logic.num(tables["same"]["M@10"].mean())
     assert good["delta"] == pytest.approx(tests.loc[0, "delta"])
     assert tests.loc[0, "ci_low"] > 0
+
+
+def test_the_verdict_reads_the_holm_adjusted_p_values():
+    """A run better on 10 of 12 queries: both raw p-values are below 0.05, but over the four
+    comparisons shown Holm lifts them above it, so the page does not call it "clear"."""
+    tables = constructed()
+    base = tables["base"]["M@10"].to_numpy()
+    mid = base + np.array([0.1] * 10 + [-0.1] * 2)
+    tables = {name: pd.DataFrame({f"M{j}@10": v for j in range(4)}, index=tables["base"].index)
+              for name, v in (("base", base), ("mid", mid))}
+    cmp = logic.compare(tables, "base")
+    view = logic.pair(cmp, "mid", "M0@10")
+    assert max(view.p_ttest, view.p_randomization) < 0.05 and view.ci_low > 0
+    adjusted = logic.adjusted_p(cmp, "mid", "M0@10")
+    table = logic.tests_table(cmp)                   # the numbers the page's table shows
+    assert adjusted == pytest.approx(tuple(table.loc[0, ["p_t", "p_randomization"]]))
+    assert min(adjusted) > 0.05
+    assert logic.compare_verdict(view, adjusted) == "unclear"
+    good = logic.compare(constructed(), "base")        # better on all 12: still clear after Holm
+    assert logic.compare_verdict(logic.pair(good, "good", "M@10"),
+                                 logic.adjusted_p(good, "good", "M@10")) == "clear"
 
 
 def test_report_files_and_trec_eval_q_read_back():

@@ -19,7 +19,7 @@ from streamlit.testing.v1 import AppTest
 from lessons.retrieve import logic
 from retrieval import dense
 from tests.apptest_helpers import ROOT, alert_text, open_lesson
-from text import bidi
+from text import bidi, plural
 from text.i18n import fmt_num, load_content
 
 PAGE = "lessons/retrieve/page.py"
@@ -266,6 +266,13 @@ def test_all_questions_view_shows_metrics_own_numbers(lang):
     assert template.split("{{")[-1].split("}}")[-1].strip()[:10] in \
         bidi.strip_bidi_controls(content)
     assert len(at.get("download_button")) == 4
+    # the tests' caption counts the questions compared (not a fixed "40") and says the p-values
+    # are not corrected for the several pairs
+    noun = ("سؤال", "مجرور") if lang == "ar" else ("question",)
+    n = plural.counted(len(ov.per_question), *noun)
+    caption = bidi.strip_bidi_controls(content)
+    assert (f"ومع {n} تكون" if lang == "ar" else f"With {n}, a small p") in caption
+    assert "Holm–Bonferroni" in caption
 
     pairs = widget(at.segmented_control, words["all"]["pair"])
     pairs.set_value("en-ar").run()

@@ -605,12 +605,21 @@ def compare_words(cmp) -> dict[str, object]:
     }
 
 
-def compare_verdict(cmp) -> str:
+def adjusted_p(cmp: RunComparison, run: str, measure: str) -> tuple[float | None, ...]:
+    """Both tests' p-values of ``run`` against the baseline on ``measure``, each adjusted by
+    Holm over every comparison shown: the numbers of the tests table (``tests_table``)."""
+    table = tests_table(cmp)
+    row = table[(table["run"] == run) & (table["measure"] == measure)].iloc[0]
+    return tuple(None if pd.isna(row[c]) else float(row[c]) for c in ("p_t", "p_randomization"))
+
+
+def compare_verdict(cmp, adjusted: Sequence[float | None]) -> str:
     """Which plain-words conclusion applies: ``undefined`` (no variation), ``clear`` (both
-    tests below 0.05 and the interval away from 0) or ``unclear``."""
+    tests' Holm-adjusted p-values, ``adjusted``, below 0.05 and the interval away from 0) or
+    ``unclear``. The adjusted values, not the pair's own: the page runs many comparisons."""
     if cmp.p_randomization is None or len(cmp.per_query) < 2:
         return "undefined"
-    p_values = [p for p in (cmp.p_ttest, cmp.p_randomization) if p is not None]
+    p_values = [p for p in adjusted if p is not None]
     away = not (cmp.ci_low <= 0 <= cmp.ci_high)
     return "clear" if p_values and max(p_values) < 0.05 and away else "unclear"
 

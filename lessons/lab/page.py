@@ -561,7 +561,7 @@ def pair_section(cmp, measure: str):
         (cmp_text["p_rand"], logic.p_text(view.p_randomization)),
     ])
     layout.markdown(cmp_text["words"], {**logic.compare_words(view), **names})
-    verdict = logic.compare_verdict(view)
+    verdict = logic.compare_verdict(view, logic.adjusted_p(cmp, run, measure))
     (st.success if verdict == "clear" else st.info)(layout.label(fill(cmp_text[verdict], names)))
 
     layout.markdown(f"**{fill(cmp_text['regressions'], names)}**")

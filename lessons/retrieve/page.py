@@ -539,7 +539,7 @@ def comparisons_section(ov: logic.Overview, words) -> None:
     html_table(headers, [[cell_text(words[key])] + [show(cmp) for cmp in ov.comparisons.values()]
                          for key, show in rows.items()],
                key="rt-all-tests", numeric=range(1, len(headers)))
-    layout.markdown(words["tests_caption"])
+    layout.markdown(words["tests_caption"], {"questions": len(ov.per_question)})
 
 
 def deltas_section(s: state.UrlState, ov: logic.Overview, words) -> None:
