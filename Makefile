@@ -43,7 +43,7 @@ lint: $(VENV)/.dev
 
 test: $(VENV)/.dev chromium postgresql nginx
 	$(BIN)/ruff check .
-	$(BIN)/pytest -n 2 -q
+	$(BIN)/pytest -n 2 -q --durations=25
 
 bench: $(VENV)/.bench
 	$(BIN)/python bench/run_all.py

@@ -342,7 +342,10 @@ def test_every_page_passes_the_content_security_policy(classroom, browser):
     for link, lang in [*((link, "ar") for link in links), (links[0], "en"), (links[-1], "en")]:
         page.goto(f"{link}?lang={lang}")
         page.wait_for_selector("[data-testid=stMainBlockContainer] h1", timeout=60_000)
-        page.wait_for_timeout(1500)  # components and charts finish drawing
+        # the script has finished (no status widget spinning); components and charts draw
+        page.wait_for_function("!document.querySelector('[data-testid=stStatusWidget] svg')",
+                               timeout=60_000)
+        page.wait_for_timeout(500)
         charts += page.locator("[data-testid=stVegaLiteChart] canvas, "
                                "[data-testid=stVegaLiteChart] svg").count()
         violations = page.evaluate("window.__csp")
