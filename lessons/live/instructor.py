@@ -96,6 +96,18 @@ def _wait_for_database() -> None:
         st.rerun(scope="app")
 
 
+def _host_action(method: str, *args, **kwargs) -> tuple[bool, object]:
+    """``service().<method>(...)`` for a button's callback: ``(True, result)``, or ``(False,
+    None)`` with the refusal (or the database being away) kept for :func:`messages` to show."""
+    try:
+        return True, getattr(service(), method)(*args, **kwargs)
+    except LiveError as err:
+        st.session_state[ERROR] = (None, err.key)
+    except SQLAlchemyError:
+        st.session_state[ERROR] = (None, "database")
+    return False, None
+
+
 def _start() -> None:
     try:
         created = service().create_session("live")
@@ -109,13 +121,8 @@ def _resume() -> None:
     """The resume form (another device): the code and the key typed."""
     code = normalise_code(st.session_state.get("live-resume-code", ""))
     key = str(st.session_state.get("live-resume-key", "")).strip()[:KEY_RE_MAX]
-    try:
-        code = service().resume_host(code, key)
-    except LiveError as err:
-        st.session_state[ERROR] = (None, err.key)
-        return
-    except SQLAlchemyError:
-        st.session_state[ERROR] = (None, "database")
+    done, code = _host_action("resume_host", code, key)
+    if not done:
         return
     st.session_state.pop(ERROR, None)
     _become(code, key)
@@ -123,13 +130,8 @@ def _resume() -> None:
 
 
 def _rotate(code: str, key: str) -> None:
-    try:
-        new = service().rotate_key(code, key)
-    except LiveError as err:
-        st.session_state[ERROR] = (None, err.key)
-        return
-    except SQLAlchemyError:
-        st.session_state[ERROR] = (None, "database")
+    done, new = _host_action("rotate_key", code, key)
+    if not done:
         return
     _become(code, new)
     st.session_state.pop("live-show-key", None)
@@ -249,26 +251,14 @@ def key_tools(code: str, key: str) -> None:
 
 
 def _set_lock(code: str, key: str, locked: bool) -> None:
-    try:
-        service().set_joining(code, key, locked=locked)
-    except LiveError as err:
-        st.session_state[ERROR] = (None, err.key)
-        return
-    except SQLAlchemyError:
-        st.session_state[ERROR] = (None, "database")
+    if not _host_action("set_joining", code, key, locked=locked)[0]:
         return
     st.session_state.setdefault(projector.CACHE, {}).update(locked=locked, version=None)
 
 
 def _remove(code: str, key: str, member_id: int, label: str) -> None:
     st.session_state.pop("live-remove-asked", None)
-    try:
-        service().remove_participant(code, key, member_id)
-    except LiveError as err:
-        st.session_state[ERROR] = (None, err.key)
-        return
-    except SQLAlchemyError:
-        st.session_state[ERROR] = (None, "database")
+    if not _host_action("remove_participant", code, key, member_id)[0]:
         return
     st.session_state.pop(projector.CACHE, None)
     st.session_state["live-removed"] = label
