@@ -266,6 +266,34 @@ def test_report_files_and_trec_eval_q_read_back():
     pd.testing.assert_frame_equal(table, results["A"], check_names=False, check_dtype=False)
 
 
+def test_latex_on_an_arabic_page_carries_the_arabic_caption_for_xelatex():
+    from tests.test_report import _check_latex
+
+    _, results = seed_results(logic.Settings(names=("RR", "AP"), cutoffs=(10,)))
+    cmp = logic.compare(results, "A")
+    for lang in LANGS:
+        words = logic.note_words(TEXTS[lang]["report_note"])
+        english = logic.report_files(cmp, words, "Runs compared")["latex"][2]
+        text = logic.report_files(cmp, words, "Runs compared", lang,
+                                  TEXTS[lang]["results"]["latex_caption_local"])["latex"][2]
+        _check_latex(text, columns=4)
+        added = [line for line in text.splitlines() if line not in english.splitlines()]
+        if lang == "en":
+            assert text == english and not added
+            continue
+        # pdfLaTeX reads the same table: every added line is a comment
+        assert added and all(line.startswith("%") for line in added)
+        assert "\\caption{Runs compared. Means over 5 queries." in text
+        arabic = next(line for line in added if "\\textarabic" in line)
+        assert "مقارنة الأنظمة." in arabic and "متوسطات على الأسئلة (عددها 5)." in arabic
+        # uncommented (preamble lines out of the table, its caption in place of the English
+        # one) it is still a well-formed table for XeLaTeX
+        caption = arabic.split("%", 1)[1].strip()
+        swapped = re.sub(r"^\\caption\{.*\}$", lambda _, c=caption: c, english, flags=re.M)
+        _check_latex(swapped, columns=4)
+        assert caption in swapped and "\\setotherlanguage{arabic}" in text
+
+
 def test_fusion_is_its_formula_and_a_run_like_any_other():
     files = logic.load_example("systems")
     fused = logic.fuse({"v": files["r1"], "h": files["r2"]}, "rrf", "min-max", "r3")

@@ -523,15 +523,20 @@ def note_words(texts: Mapping[str, str]) -> dict[str, str]:
     return {key: texts[key] for key in report.NOTE}
 
 
-def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str
+def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str,
+                 lang: str = "en", local_caption: str | None = None
                  ) -> dict[str, tuple[str, str, str]]:
     """kind -> (file name, MIME type, text): the table as Markdown (with the counts), LaTeX
-    (booktabs; its note in English: pdfLaTeX sets no Arabic without extra packages) and
-    CSV."""
+    (booktabs) and CSV. The LaTeX caption is English (``caption``, the note's English
+    sentences): pdfLaTeX sets no Arabic. On an Arabic page the same caption in Arabic
+    (``local_caption``, ``words``) comes with it as comment lines, with the XeLaTeX preamble
+    that sets it (``metrics.report.latex_table``'s ``arabic``)."""
+    arabic = (local_caption or caption, words) if lang == "ar" else None
     return {
         "markdown": ("runs.md", "text/markdown",
                      report.markdown_table(cmp, words=words, with_counts=True)),
-        "latex": ("runs.tex", "application/x-tex", report.latex_table(cmp, caption=caption)),
+        "latex": ("runs.tex", "application/x-tex",
+                  report.latex_table(cmp, caption=caption, arabic=arabic)),
         "table_csv": ("runs.csv", "text/csv", report.csv_table(cmp)),
     }
 
