@@ -29,10 +29,13 @@ function coverBottom(selector) {
   if (header) bottom = Math.max(bottom, header.getBoundingClientRect().bottom);
   const cover = selector ? document.querySelector(selector) : null;
   if (cover) {
-    // the element that sticks is the strip's container; once stuck it sits at its `top`
+    // the element that sticks is the strip's container: once stuck it sits at its `top`
     const sticky = cover.closest("[data-testid=stElementContainer]") || cover;
-    const top = parseFloat(getComputedStyle(sticky).top) || 0;
-    bottom = Math.max(bottom, top + sticky.getBoundingClientRect().height);
+    const stuckAt = parseFloat(getComputedStyle(sticky).top) || 0;
+    const box = sticky.getBoundingClientRect();
+    const own = cover.getBoundingClientRect();
+    // stuck now: where it is; not yet: where it will be once the page has scrolled
+    bottom = Math.max(bottom, box.top <= stuckAt + 1 ? own.bottom : stuckAt + own.bottom - box.top);
   }
   return bottom;
 }
