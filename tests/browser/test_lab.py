@@ -151,3 +151,35 @@ def test_charts_fit_a_phone(browser, app_url):
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_ap_explain_link_opens_lesson_3_on_her_query_scrolled_to_it(page, app_url, lang):
+    open_lab(page, app_url, lang)
+    page.locator(".st-key-lab-example-systems button").click()
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    if lang == "ar":     # the Arabic page's LaTeX: the Arabic caption for XeLaTeX, commented
+        latex = download(page, "lab-dl-latex").decode()
+        assert "%   \\caption{\\textarabic{مقارنة الأنظمة." in latex
+        assert "\\caption{Runs compared." in latex
+    picker = page.locator(".st-key-lab-measure-picker [data-testid=stSelectbox]")
+    picker.click()
+    page.get_by_role("option", name="AP@10", exact=True).click()
+    link = page.locator(".st-key-lab-explain-link-0 [data-testid=stPageLink] a")
+    expect(link).to_have_attribute("href", re.compile(r"(^|/)mrr\?"), timeout=30_000)
+    href = link.get_attribute("href")
+    assert f"lang={lang}" in href and "at=ranking" in href and "o=q5.vector.seed_hybrid." in href
+    link.click()
+    expect(page).to_have_url(re.compile(rf"/mrr\?.*lang={lang}"))
+    vector = page.locator(".st-key-mrr-col-vector")
+    expect(vector.locator(".rk-item")).to_have_count(3, timeout=30_000)
+    expect(page.locator(".st-key-mrr-col-hybrid")).to_contain_text("seed_hybrid")
+    # landed on the rankings: just under the sticky numbers
+    gap = None
+    for _ in range(75):
+        gap = vector.evaluate("el => el.getBoundingClientRect().top") - page.locator(
+            ".mz-strip").evaluate("el => el.getBoundingClientRect().bottom")
+        if 0 <= gap <= 40:
+            break
+        page.wait_for_timeout(200)
+    assert 0 <= gap <= 40, gap
