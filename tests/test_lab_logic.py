@@ -548,6 +548,9 @@ def test_explain_links_carry_lang_and_the_users_own_ids():
         assert name is None and ap.lesson == "mrr" and ap.params["lang"] == lang
         nd = logic.explain_links("nDCG@10", q, rankings, grades, lang)
         assert all(link.params["lang"] == lang for _, link in nd)
+        # every lesson opens on the ranking it explains (ui.scroll's key)
+        for _, link in [*links, (None, ap), *nd]:
+            assert link.params["at"] == "ranking"
 
 
 def test_precision_recall_curves_per_run_mean_and_one_query():

@@ -301,8 +301,6 @@ def test_old_links_are_written_and_read_as_before():
     assert link.link(link.Scenario()) == old
     values = {key: link.FIELDS[key].parse(raw) for key, raw in old.items()}
     assert link.one_question({**values, "o": None}) is None
-    assert "at" not in link.link(link.Scenario()) and link.link(
-        link.Scenario(), land=True)["at"] == "ranking"
 
 
 def test_a_link_that_could_not_be_read_back_is_refused_when_written():

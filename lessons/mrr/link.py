@@ -11,7 +11,6 @@ golden set hold one question instead of five, and :class:`Labels` (URL key ``o``
 names the page shows — the reader's query id, her two runs' names, and her document ids for
 the slots d1, d2, … the rankings are written in. The page's editor and toggles work on the
 slots as always; only the names shown change, so every link written before stays valid.
-``at=ranking`` (:data:`LAND`) asks the page to scroll its rankings into view once.
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from metrics.rank import AP_NORMS
 from runtime.url_codec import Field, choice_field, decode_ranking, encode_ranking, int_field
 from teaching import scenarios
 
-__all__ = ["COMPARE_ON", "FIELDS", "FOLDER", "KEYS", "LAND", "MAX_LABEL_CHARS", "POOL",
+__all__ = ["COMPARE_ON", "FIELDS", "FOLDER", "KEYS", "MAX_LABEL_CHARS", "POOL",
            "QUESTIONS", "SEED", "SYSTEMS", "Labels", "Runs", "Scenario", "encode_labels",
            "encode_runs", "link", "one_question", "parse_labels", "parse_runs"]
 
@@ -34,7 +33,6 @@ SYSTEMS = ("vector", "hybrid")
 POOL = tuple(f"d{i}" for i in range(1, 10))            # the documents a ranking can hold
 COMPARE_ON = ("rr", "recall", "ap")                    # measures the comparison can be on
 MAX_LABEL_CHARS = 40     # the longest name (document id, query id, run name) a link may show
-LAND = ("at", "ranking")                               # URL key and value: land on the rankings
 
 Ranking = tuple[str, ...]
 Runs = tuple[Ranking, ...]   # one ranking (or golden set) per question, in QUESTIONS order
@@ -174,9 +172,9 @@ class Scenario:
     labels: Labels | None = None
 
 
-def link(s: Scenario, *, land: bool = False) -> dict[str, str]:
-    """The query params that open the lesson on ``s`` (``land``: scrolled to its rankings).
-    Raises ``ValueError`` when ``s`` could not be read back (:func:`one_question`)."""
+def link(s: Scenario) -> dict[str, str]:
+    """The query params that open the lesson on ``s``. Raises ``ValueError`` when ``s``
+    could not be read back (:func:`one_question`)."""
     params = {KEYS["question"]: s.question, KEYS["golden"]: encode_runs(s.golden),
               KEYS["vector"]: encode_runs(s.vector), KEYS["hybrid"]: encode_runs(s.hybrid),
               KEYS["k"]: str(s.k), KEYS["norm"]: s.norm, KEYS["measure"]: s.measure,
@@ -185,6 +183,4 @@ def link(s: Scenario, *, land: bool = False) -> dict[str, str]:
         params[KEYS["labels"]] = encode_labels(s.labels)
     values = {key: FIELDS[key].parse(raw) for key, raw in params.items()}
     one_question({**{key: f.default for key, f in FIELDS.items()}, **values})
-    if land:
-        params[LAND[0]] = LAND[1]
     return params

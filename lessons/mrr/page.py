@@ -359,8 +359,7 @@ def counter_example() -> None:
 layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
 with layout.section(c, "try_it", body=False):
     interactive()
-    if st.query_params.get(link.LAND[0]) == link.LAND[1]:   # opened on its rankings (the lab)
-        scroll.into_view(".st-key-mrr-col-vector", key="mrr-land", covered_by=".mz-strip")
+    scroll.land(scroll.RANKING, ".st-key-mrr-col-vector", key="mrr-land", covered_by=".mz-strip")
     with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
         layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")
