@@ -93,20 +93,6 @@ def load(slot: str, name: str, data: bytes, known_digest: str | None = None) -> 
                   run_name(name, bytes(data[:1 << 16])))
 
 
-def return_freed_memory() -> None:
-    """Give the memory freed while files were read back to the system. The readers parse into
-    the C library's malloc (``metrics.io.common.memory_pool``), and glibc keeps freed pages
-    for later: five 7,000 x 1,000 runs left the process at 2.2 GB, 1.7 GB after this
-    (measured in one process, ``bench/bench_lab_runs.py``'s files). A no-op without glibc."""
-    import contextlib
-    import ctypes
-    import gc
-
-    gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
-
-
 def load_text(slot: str, text: str) -> Loaded:
     """Pasted text: the same reader, named "pasted"."""
     data = text.encode("utf-8", "surrogatepass")

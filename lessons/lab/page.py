@@ -194,12 +194,10 @@ def runs_slot() -> None:
         uploads = st.file_uploader(inputs["upload_runs"], key="lab-up-runs",
                                    accept_multiple_files=True,
                                    max_upload_size=logic.UPLOAD_LIMIT_MB)
-        fresh = [upload for upload in uploads or [] if upload.file_id not in seen]
-        for upload in fresh:
-            seen.add(upload.file_id)
-            read_run(upload.name, upload)
-        if fresh:
-            logic.return_freed_memory()
+        for upload in uploads or []:
+            if upload.file_id not in seen:
+                seen.add(upload.file_id)
+                read_run(upload.name, upload)
         if paste_box("runs"):
             read_run("pasted", st.session_state.get("lab-paste-runs", ""), pasted=True)
         show_problems("runs")
