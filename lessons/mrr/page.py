@@ -147,7 +147,10 @@ def interactive() -> None:
     for col, system in zip(layout.columns_for(2), logic.SYSTEMS, strict=True):
         with col, st.container(key=f"mrr-col-{system}"):
             param = RUN_PARAM[system]
-            layout.markdown(f"#### {tables.code(names.system(system))}")
+            if names.own is None:
+                layout.markdown(f"#### {tables.code(system)}")
+            else:   # her run's name: text, not code (a monospace face breaks Arabic joining)
+                layout.markdown("#### {{system}}", {"system": names.system(system)})
             ranking = s[param][qi]
             # the editor shows (and gives back) the names; the scenario keeps the slots
             slot_of = {names.doc(d): d for d in names.pool}
