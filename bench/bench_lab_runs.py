@@ -32,8 +32,15 @@ from bench_lab import CHROMIUM_ARGS, free_port, gzipped, start_server, status_kb
 MEASURES = "P@10 R@100 RR@10 AP nDCG@10"
 
 
-def trial(runs: list[Path], qrels: Path) -> tuple[float, int]:
-    """One fresh server: (seconds from the upload of the runs to the table, VmHWM kB)."""
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a process (all its threads), from /proc/<pid>/stat."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def trial(runs: list[Path], qrels: Path) -> tuple[float, int, float, int]:
+    """One fresh server: (seconds from the upload of the runs to the table, VmHWM kB, server
+    CPU seconds in that time, VmRSS kB once the table is shown)."""
     from playwright.sync_api import sync_playwright
 
     port = free_port()
@@ -56,17 +63,19 @@ def trial(runs: list[Path], qrels: Path) -> tuple[float, int]:
                     state="detached")
             page.locator(".st-key-lab-up-qrels input[type=file]").set_input_files(str(qrels))
             page.locator(".st-key-lab-remove-qrels").wait_for()
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), cpu_seconds(server.pid)
             page.locator(".st-key-lab-up-runs input[type=file]").set_input_files(
                 [str(r) for r in runs])
             page.locator(".st-key-lab-mean table tbody tr").nth(len(runs) - 1).wait_for()
             page.locator(".st-key-lab-intervals [data-testid=stDataFrame]").wait_for(
                 state="visible")
             seconds = time.perf_counter() - t0
+            cpu = cpu_seconds(server.pid) - cpu0
+            rss = status_kb(server.pid, "VmRSS")
             header = page.locator(".st-key-lab-mean table thead").inner_text()
             browser.close()
         assert all(m in header for m in MEASURES.split()), header
-        return seconds, status_kb(server.pid, "VmHWM")
+        return seconds, status_kb(server.pid, "VmHWM"), cpu, rss
     finally:
         server.terminate()
         server.wait(timeout=20)
@@ -88,13 +97,16 @@ def main() -> None:
     for path in (*runs, qrels):  # warm the page cache
         path.read_bytes()
     trials = [trial(runs, qrels) for _ in range(args.repeat)]
-    times = [t for t, _ in trials]
-    peak = max(p for _, p in trials)
+    times = [t for t, *_ in trials]
+    peak = max(p for _, p, *_ in trials)
     print(f"/lab in Chromium, upload of {len(runs)} runs -> table and intervals on screen: "
           f"best {min(times):.1f} s (all: {', '.join(f'{t:.1f}' for t in times)}; "
           f"target <= 20 s)")
     print(f"server peak memory VmHWM {peak / 1024:,.0f} MB (target <= 3,072 MB); "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"server CPU from the upload to the table: "
+          f"{', '.join(f'{c:.1f}' for *_, c, _ in trials)} s; resident once shown: "
+          f"{', '.join(f'{r / 1024:,.0f}' for *_, r in trials)} MB")
 
 
 if __name__ == "__main__":

@@ -159,21 +159,45 @@ def latex_escape(text: str) -> str:
     return _TEX_SPECIAL.sub(lambda m: _TEX[m.group()], str(text)).replace("\n", " ")
 
 
-def latex_table(cmp: RunComparison, *, decimals: int = DECIMALS, caption: str | None = None,
-                label: str = "tab:runs", words: Mapping[str, str] | None = None) -> str:
-    """The comparison as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``);
-    the caption is ``caption`` (escaped) followed by the note."""
-    explained = latex_escape(note(cmp, words))
+#: What a document needs to set an Arabic caption (XeLaTeX or LuaLaTeX; pdfLaTeX's 8-bit fonts
+#: have no Arabic script): polyglossia loads fontspec; Amiri is one free Arabic font, any other
+#: with the Arabic script will do.
+ARABIC_PREAMBLE = ("\\usepackage{polyglossia}", "\\setmainlanguage{english}",
+                   "\\setotherlanguage{arabic}",
+                   "\\newfontfamily\\arabicfont[Script=Arabic]{Amiri}")
+
+
+def _caption(caption: str | None, cmp: RunComparison, words: Mapping[str, str] | None) -> str:
+    """The caption's text, escaped: ``caption`` (a full stop added) followed by the note."""
     title = caption.strip() if caption else ""
-    if title and title[-1] not in ".!?:":
+    if title and title[-1] not in ".!?:؟":
         title += "."
     title = latex_escape(title) + " " if title else ""
+    return title + latex_escape(note(cmp, words))
+
+
+def latex_table(cmp: RunComparison, *, decimals: int = DECIMALS, caption: str | None = None,
+                label: str = "tab:runs", words: Mapping[str, str] | None = None,
+                arabic: tuple[str, Mapping[str, str]] | None = None) -> str:
+    """The comparison as a LaTeX ``table`` with booktabs rules (``\\usepackage{booktabs}``);
+    the caption is ``caption`` (escaped) followed by the note.
+
+    ``arabic``: (caption, note sentences) in Arabic. The table still compiles with pdfLaTeX
+    as it is (its caption as above); the Arabic caption comes in comment lines before it,
+    with the preamble lines (:data:`ARABIC_PREAMBLE`) that let XeLaTeX or LuaLaTeX set it:
+    uncomment them and use that ``\\caption`` instead."""
     spec = "ll" + "r" * len(cmp.measures)
-    lines = [
-        "% \\usepackage{booktabs}",
+    lines = ["% \\usepackage{booktabs}"]
+    if arabic is not None:
+        arabic_caption = _caption(arabic[0], cmp, arabic[1]).replace("\n", " ")
+        lines += ["% Arabic caption (XeLaTeX or LuaLaTeX; pdfLaTeX cannot set Arabic script).",
+                  "% Preamble:", *(f"%   {line}" for line in ARABIC_PREAMBLE),
+                  "% Caption, instead of the one below:",
+                  f"%   \\caption{{\\textarabic{{{arabic_caption}}}}}"]
+    lines += [
         "\\begin{table}[t]",
         "\\centering",
-        f"\\caption{{{title}{explained}}}",
+        f"\\caption{{{_caption(caption, cmp, words)}}}",
         f"\\label{{{latex_escape(label)}}}",
         f"\\begin{{tabular}}{{{spec}}}",
         "\\toprule",

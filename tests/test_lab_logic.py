@@ -287,6 +287,34 @@ def test_report_files_and_trec_eval_q_read_back():
     pd.testing.assert_frame_equal(table, results["A"], check_names=False, check_dtype=False)
 
 
+def test_latex_on_an_arabic_page_carries_the_arabic_caption_for_xelatex():
+    from tests.test_report import _check_latex
+
+    _, results = seed_results(logic.Settings(names=("RR", "AP"), cutoffs=(10,)))
+    cmp = logic.compare(results, "A")
+    for lang in LANGS:
+        words = logic.note_words(TEXTS[lang]["report_note"])
+        english = logic.report_files(cmp, words, "Runs compared")["latex"][2]
+        text = logic.report_files(cmp, words, "Runs compared", lang,
+                                  TEXTS[lang]["results"]["latex_caption_local"])["latex"][2]
+        _check_latex(text, columns=4)
+        added = [line for line in text.splitlines() if line not in english.splitlines()]
+        if lang == "en":
+            assert text == english and not added
+            continue
+        # pdfLaTeX reads the same table: every added line is a comment
+        assert added and all(line.startswith("%") for line in added)
+        assert "\\caption{Runs compared. Means over 5 queries." in text
+        arabic = next(line for line in added if "\\textarabic" in line)
+        assert "مقارنة الأنظمة." in arabic and "متوسطات على الأسئلة (عددها 5)." in arabic
+        # uncommented (preamble lines out of the table, its caption in place of the English
+        # one) it is still a well-formed table for XeLaTeX
+        caption = arabic.split("%", 1)[1].strip()
+        swapped = re.sub(r"^\\caption\{.*\}$", lambda _, c=caption: c, english, flags=re.M)
+        _check_latex(swapped, columns=4)
+        assert caption in swapped and "\\setotherlanguage{arabic}" in text
+
+
 def test_fusion_is_its_formula_and_a_run_like_any_other():
     files = logic.load_example("systems")
     fused = logic.fuse({"v": files["r1"], "h": files["r2"]}, "rrf", "min-max", "r3")
@@ -541,6 +569,9 @@ def test_explain_links_carry_lang_and_the_users_own_ids():
         assert name is None and ap.lesson == "mrr" and ap.params["lang"] == lang
         nd = logic.explain_links("nDCG@10", q, rankings, grades, lang)
         assert all(link.params["lang"] == lang for _, link in nd)
+        # every lesson opens on the ranking it explains (ui.scroll's key)
+        for _, link in [*links, (None, ap), *nd]:
+            assert link.params["at"] == "ranking"
 
 
 def test_precision_recall_curves_per_run_mean_and_one_query():
@@ -557,3 +588,58 @@ def test_precision_recall_curves_per_run_mean_and_one_query():
         list(metrics.pr_curve(files["r1"].frame, files["qrels"].frame).per_query.loc["q5"]))
     spec = logic.pr_chart(curves, {"recall": "recall", "precision": "p", "run": "run"})
     assert charts.svg(logic.titled(spec, "P–R: vector, hybrid")).count("<svg") >= 1
+
+
+def _lesson3(link):
+    """What lesson 3 shows for an AP link: names, and per run the ranking and golden set in the
+    reader's own ids (decoded from the URL exactly as the lesson does)."""
+    from lessons.mrr import link as mrr_link
+    values = {key: field.parse(link.params[key]) if key in link.params else field.default
+              for key, field in mrr_link.FIELDS.items()}
+    own = mrr_link.one_question(values)
+    golden = [own.doc(d) for d in values["g"][0]]
+    runs = [[own.doc(d) for d in values[key][0]] for key in ("v", "h")]
+    return own, golden, runs, values
+
+
+def test_explain_ap_opens_lesson_3_on_her_query_alone_with_her_ids():
+    files = logic.load_example("systems")
+    for q in ("q1", "q2", "q3", "q4", "q5"):
+        rankings = {name: logic.ranking_of(files[slot].frame, q)
+                    for name, slot in (("vector", "r1"), ("seed_hybrid", "r2"))}
+        grades = logic.judgments_of(files["qrels"].frame, q)
+        for lang in LANGS:
+            (_, ap), = logic.explain_links("AP@3", q, rankings, grades, lang)
+            assert ap.params["lang"] == lang and ap.params["at"] == "ranking"
+            own, golden, runs, values = _lesson3(ap)
+            assert own.question == q and own.systems == ("vector", "seed_hybrid")
+            assert runs == [rankings["vector"], rankings["seed_hybrid"]]   # both, her order
+            assert set(golden) == {d for d, g in grades.items() if g >= 1}
+            assert values["k"] == 3 and ap.notes == ()
+            table = logic.evaluate(files["r1"], files["qrels"], logic.Settings(("AP",), (3,)))
+            assert metrics.average_precision(runs[0], set(golden), 3) == pytest.approx(
+                table.table.loc[q, "AP@3"])
+
+
+def test_explain_ap_cuts_what_lesson_3_cannot_hold_and_says_so():
+    ranking = [f"مستند {i}" for i in range(1000)]            # Arabic ids with a space
+    grades = {"مستند 1": 1, "y" * 80: 1, "never": 1, "مستند 700": 2}
+    (_, ap), = logic.explain_links("AP", "سؤال 9", {"A": ranking, "B": ranking[::-1]}, grades,
+                                   "ar")
+    own, golden, runs, _ = _lesson3(ap)
+    # eight documents (the top 4 of each run) and one slot for the relevant ones neither shows
+    assert set(ap.notes) == {"cut_top", "cut_relevant", "renamed"}
+    assert own.question == "سؤال 9" and own.systems == ("A", "B")
+    assert len(own.docs) == 9 and runs[0] == [f"مستند {i}" for i in range(4)]
+    assert runs[1] == [f"مستند {i}" for i in (999, 998, 997, 996)]
+    assert golden == ["مستند 1", "doc_9"]       # the 80-character id renamed; "never" cut
+    assert re.fullmatch(r"[A-Za-z0-9_~.\-]+", ap.params["o"])
+    # one run only: both columns show it, and the note says so; no relevant: a placeholder
+    (_, one), = logic.explain_links("AP@5", "q", {"A": ["a", "b"]}, {"z": 0}, "en")
+    own, golden, runs, _ = _lesson3(one)
+    assert {"one_run", "no_relevant"} <= set(one.notes) and runs == [["a", "b"], ["a", "b"]]
+    assert golden and not set(golden) & {"a", "b"}
+    # a run with nothing for the query: a placeholder, said so
+    (_, empty), = logic.explain_links("AP@5", "q", {"A": [], "B": ["a"]}, {"a": 1}, "en")
+    own, golden, runs, _ = _lesson3(empty)
+    assert "empty" in empty.notes and runs[1] == ["a"] and runs[0] and runs[0][0] != "a"

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from lessons.mrr import logic
+from lessons.mrr import link, logic
 from teaching import exercises as E
 from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
-from tests.apptest_helpers import open_lesson
-from text.i18n import load_content
+from tests.apptest_helpers import open_lesson, strip_html
+from text import bidi
+from text.i18n import load_content, t
 
 PAGE = "lessons/mrr/page.py"
 SEED_H = logic.encode_runs(logic.SEED_RUNS["hybrid"])
@@ -218,3 +219,61 @@ def test_quiz_items():
     radio.set_value(1).run()
     at.button(key="mz-quiz-mrr-not-inverse-mean-rank-check").click().run()
     assert any("Not quite" in str(e.value) for e in at.error)
+
+
+# --- one question of the reader's own (the lab's "explain this number") ----------------------
+
+OWN = link.Labels("q 7", ("bm25", "dense"), ("doc-1", "مستند٢", "<b>x</b>", "d4x"))
+OWN_PARAMS = {"q": "q1", "g": "d2-d4", "v": "d1-d2-d3", "h": "d4-d2", "k": "3", "m": "ap",
+              "s": "vector", "o": link.encode_labels(OWN), "at": "ranking"}
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_one_question_opens_on_the_readers_own_ids_and_names(lang):
+    at = run({**OWN_PARAMS, "lang": lang})
+    page, words = page_text(at), load_content("mrr", lang)["try_it"]["labels"]
+    # her runs head the two columns, her ids fill the AP table, the value is hers:
+    # vector = doc-1, مستند٢, <b>x</b>; relevant {مستند٢, d4x}: (1/2) / 2
+    assert "#### bm25" in page and "#### dense" in page
+    assert "AP@3 = (1/2) / 2 = 0.25" in page
+    assert "| 2 | `مستند٢` |" in page and "| 3 | `<b>x</b>` |" in page   # a code span: literal
+    assert "`d4x`" in page                                  # relevant, never returned by bm25
+    assert not [w for w in at.button_group if w.key and w.key.startswith("mrr.q.")]
+    assert words["means"] not in page and words["glance"] not in page   # no five questions
+    assert "q 7" in alerts(at) and "bm25" in alerts(at)       # the note says whose it is
+    strip = strip_html(at)
+    assert "q 7" in strip and "dense" in strip
+    link_words = (words["own_bad"], t("url.bad_value", lang=lang, name="o")[:12])
+    assert not [w for w in at.warning if any(x in str(w.value) for x in link_words)]
+    assert not at.exception
+
+
+def test_one_question_edits_stay_on_her_ids():
+    at = run({**OWN_PARAMS, "lang": "en"})
+    widget(at, "button_group", "mrr.g0.").set_value(["d1", "d2"]).run()
+    assert at.query_params["g"] == "d1-d2" and at.query_params["o"] == OWN_PARAMS["o"]
+    assert "AP@3 = (1/1 + 2/2) / 2 = 1.00" in page_text(at)
+    widget(at, "button_group", "mrr.s.").set_value("hybrid").run()
+    assert "| 1 | `d4x` |" in page_text(at)
+    at.button(key="mrr-reset").click().run()                 # back to the lesson's five
+    assert "| `vector` | **0.70** | **0.67** | **0.57** |" in page_text(at)
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+@pytest.mark.parametrize("params", [
+    {"o": "q.a.b.x-x"},                                   # a document id twice
+    {"o": "q.a.b." + "-".join(f"x{i}" for i in range(12))},   # more ids than slots
+    {"o": "x" * 5000},                                    # oversized
+    {**OWN_PARAMS, "o": "q.a.b.<img src=x onerror=alert(1)>"},
+    {"o": OWN_PARAMS["o"]},                               # names, but the five questions
+    {"g": "d1", "v": "d1", "h": "d1"},                    # one question without its names
+    {**OWN_PARAMS, "v": "d1-d9"},                         # a slot her names do not cover
+])
+def test_a_bad_one_question_link_says_so_in_her_language(params, lang):
+    at = run({**params, "lang": lang})
+    said = alerts(at)
+    own_bad = load_content("mrr", lang)["try_it"]["labels"]["own_bad"]
+    unreadable = bidi.strip_bidi_controls(t("url.bad_value", lang=lang, name="o"))
+    assert own_bad in said or unreadable in said, said
+    assert "| `vector` | **0.70** | **0.67** | **0.57** |" in page_text(at)
+    assert not at.exception

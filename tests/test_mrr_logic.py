@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import metrics
-from lessons.mrr import logic
+from lessons.mrr import link, logic
 from teaching import exercises as E
 from text.i18n import load_content
 
@@ -243,3 +244,82 @@ def test_every_exercise_is_solvable_and_teaches(seed, choice):
 
 def test_any_kind_alternates_with_the_seed():
     assert {E.pick(logic.EXERCISES, "any", s).metric for s in range(4)} == {"ap", "mrr"}
+
+
+# --- one question of the reader's own (the lab's "explain this number") ----------------------
+
+
+OWN = link.Labels("query 7 «سؤال»", ("bm25 (k1=0.9)", "e5-small — v2"),
+                  ("doc-1", "مستند٢", "a.b", "x y", "`<b>`", "~7E", "|pipe|"))
+
+
+def test_labels_round_trip_any_characters_and_stay_url_safe():
+    raw = link.encode_labels(OWN)
+    assert re.fullmatch(r"[A-Za-z0-9_~.\-]+", raw)       # nothing a browser would re-encode
+    assert link.parse_labels(raw) == OWN
+    assert link.encode_labels(None) == "" and link.parse_labels("") is None
+    assert OWN.doc("d2") == "مستند٢" and OWN.pool == link.POOL[:7]
+
+
+@pytest.mark.parametrize("raw", [
+    "q.a.b",                                     # no documents part
+    "q.a.b.d1.extra",                            # a fifth part
+    "q.a.b.",                                    # no document
+    "q.a.b.x-x",                                 # a document id twice
+    "q.a.b." + "-".join(f"x{i}" for i in range(10)),   # ten documents for nine slots
+    "q.a.b.x" + "y" * link.MAX_LABEL_CHARS,       # an id longer than the lesson shows
+    "q.a.b.x.1",                                 # a grade where names go
+    "q.a-c.b.x",                                 # two names for one run
+    "q.a.b.~ZZ",                                 # a broken escape
+    "q.a.b.~C3",                                 # half a UTF-8 character
+    "<script>.a.b.x",                            # characters never written by a link
+])
+def test_bad_labels_are_refused(raw):
+    with pytest.raises(ValueError):
+        link.parse_labels(raw)
+
+
+def test_one_question_needs_its_parts_to_fit_together():
+    defaults = {key: field.default for key, field in link.FIELDS.items()}
+    assert link.one_question(defaults) is None                       # the lesson's five
+    one = {**defaults, "g": (("d2",),), "v": (("d1", "d2"),), "h": (("d2", "d3"),), "o": OWN}
+    assert link.one_question(one) == OWN
+    for bad in ({**one, "o": None},                                   # one question, no names
+                {**defaults, "o": OWN},                               # names on five questions
+                {**one, "v": (("d1", "d9"),)},                        # d9 has no name
+                {**one, "g": defaults["g"]}):                         # five golden sets, one run
+        with pytest.raises(ValueError):
+            link.one_question(bad)
+
+
+def test_old_links_are_written_and_read_as_before():
+    """The five-question link of every earlier version: the same keys, the same values."""
+    old = {"q": "q2", "g": "d1.d4-d5.d9.d2.d7",
+           "v": "d1-d3-d2.d5-d8-d6.d2-d6-d9.d3-d1-d8.d7-d5-d1",
+           "h": "d1-d2-d3.d4-d5-d8.d9-d2-d6.d2-d3-d1.d5-d7-d1",
+           "k": "3", "n": "R", "m": "rr", "s": "vector"}
+    assert link.link(link.Scenario()) == old
+    values = {key: link.FIELDS[key].parse(raw) for key, raw in old.items()}
+    assert link.one_question({**values, "o": None}) is None
+
+
+def test_a_link_that_could_not_be_read_back_is_refused_when_written():
+    with pytest.raises(ValueError):
+        link.link(link.Scenario(labels=OWN))          # names for five questions
+    with pytest.raises(ValueError):
+        link.link(link.Scenario(golden=(("d1",),), vector=(("d1",),), hybrid=(("d1",),)))
+
+
+def test_one_question_values_come_from_the_same_metrics():
+    """The lesson's numbers on one question equal metrics' on the reader's own ids."""
+    s = logic.Scenario(golden=(("d2", "d5"),), vector=(("d1", "d2", "d3"),),
+                       hybrid=(("d2", "d4", "d5"),), k=3)
+    assert s.questions == ("q1",)
+    (row,) = logic.question_rows(s)
+    names = {f"d{i}": OWN.docs[i - 1] for i in range(1, 6)}
+    relevant = {names["d2"], names["d5"]}
+    for system, ranking in (("vector", ["d1", "d2", "d3"]), ("hybrid", ["d2", "d4", "d5"])):
+        own = [names[d] for d in ranking]
+        assert row.values[system, "ap"] == pytest.approx(
+            metrics.average_precision(own, relevant, 3))
+        assert row.values[system, "rr"] == pytest.approx(metrics.reciprocal_rank(own, relevant, 3))

@@ -26,7 +26,7 @@ from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
 from metrics.significance import holm
 from runtime import catalog
-from ui import charts
+from ui import charts, scroll
 from ui.charts import PALETTE
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "examples"
@@ -523,15 +523,20 @@ def note_words(texts: Mapping[str, str]) -> dict[str, str]:
     return {key: texts[key] for key in report.NOTE}
 
 
-def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str
+def report_files(cmp: RunComparison, words: Mapping[str, str], caption: str,
+                 lang: str = "en", local_caption: str | None = None
                  ) -> dict[str, tuple[str, str, str]]:
     """kind -> (file name, MIME type, text): the table as Markdown (with the counts), LaTeX
-    (booktabs; its note in English: pdfLaTeX sets no Arabic without extra packages) and
-    CSV."""
+    (booktabs) and CSV. The LaTeX caption is English (``caption``, the note's English
+    sentences): pdfLaTeX sets no Arabic. On an Arabic page the same caption in Arabic
+    (``local_caption``, ``words``) comes with it as comment lines, with the XeLaTeX preamble
+    that sets it (``metrics.report.latex_table``'s ``arabic``)."""
+    arabic = (local_caption or caption, words) if lang == "ar" else None
     return {
         "markdown": ("runs.md", "text/markdown",
                      report.markdown_table(cmp, words=words, with_counts=True)),
-        "latex": ("runs.tex", "application/x-tex", report.latex_table(cmp, caption=caption)),
+        "latex": ("runs.tex", "application/x-tex",
+                  report.latex_table(cmp, caption=caption, arabic=arabic)),
         "table_csv": ("runs.csv", "text/csv", report.csv_table(cmp)),
     }
 
@@ -826,17 +831,18 @@ MAX_ID = min(recall_precision_link.MAX_ID_CHARS, ndcg_link.MAX_ID_CHARS)  # long
 
 def lesson_for(measure: str):
     """The link module of the lesson that teaches ``measure`` (lesson 2, 3 or 5). RR opens
-    lesson 2, which holds the learner's own document ids (lesson 3 renames them d1…d9)."""
+    lesson 2, which shows one run's ranking (lesson 3 holds two: it is AP's)."""
     m = parse(measure).measure
     if m.name == "RR":
         return recall_precision_link
     return LINKS.get(m.family, recall_precision_link)
 
 
-def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
+def _safe_ids(docs: Sequence[str], most: int = MAX_ID) -> tuple[dict[str, str], bool]:
+    """id -> the name a lesson shows: the id, or ``doc_<rank>`` when longer than ``most``."""
     names, renamed = {}, False
     for i, d in enumerate(docs, start=1):
-        if len(d) > MAX_ID:
+        if len(d) > most:
             names[d], renamed = f"doc_{i}", True
         else:
             names[d] = d
@@ -846,6 +852,7 @@ def _safe_ids(docs: Sequence[str]) -> tuple[dict[str, str], bool]:
 def _explanation(lesson, params: dict[str, str], notes: list[str], shown: int,
                  lang: str | None) -> Explanation:
     entry = next(e for e in catalog.LESSONS if e.folder == lesson.FOLDER)
+    params = {**params, scroll.KEY: scroll.RANKING}     # the lesson opens on the ranking
     if lang:      # a link opened in a new tab keeps the page's language
         params = {**params, "lang": lang}
     return Explanation(entry.url_path, entry.script, params, tuple(dict.fromkeys(notes)), shown)
@@ -878,7 +885,7 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
     ranking = next(iter(rankings.values()), [])
     notes: list[str] = []
     if lesson is mrr_link:
-        return _explain_mrr(spec, rankings, grades, rel, notes, lang)
+        return _explain_mrr(spec, query_id, rankings, grades, rel, notes, lang)
     most = lesson.MAX_DOCS
     top = ranking[:most]
     if lesson is ndcg_link:
@@ -918,58 +925,84 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
     return _explanation(lesson, lesson.link(scenario), notes, len(top), lang)
 
 
-def _explain_mrr(spec, rankings: Mapping[str, list[str]], grades: Mapping[str, int], rel: int,
-                 notes: list[str], lang: str | None) -> Explanation:
-    """The MRR lesson holds five questions with documents d1..d9: the query becomes q1 (run A
-    as "vector", run B as "hybrid"), its documents renamed d1..d9 in rank order; q2..q5 stay
-    the lesson's own example."""
-    runs = list(rankings.values())[:2]
+def _shortened(name: str) -> str:
+    """A name (query id, run name) the lesson can show: at most ``mrr_link.MAX_LABEL_CHARS``."""
+    most = mrr_link.MAX_LABEL_CHARS
+    return name if len(name) <= most else name[:most - 1] + "…"
+
+
+def _free(name: str, taken: Sequence[str]) -> str:
+    """``name``, or ``name`` with primes added until no document id in ``taken`` has it."""
+    while name in taken:
+        name += "′"
+    return name
+
+
+def _explain_mrr(spec, query_id: str, rankings: Mapping[str, list[str]],
+                 grades: Mapping[str, int], rel: int, notes: list[str],
+                 lang: str | None) -> Explanation:
+    """Lesson 3 on this one query alone: run A in its left column, run B in its right one
+    (one run: in both), named as the user named them, and her own document ids on the
+    lesson's nine document slots d1…d9. The slots hold the top t of both runs (t as large as
+    fits, with room for one relevant document), then the relevant documents neither run shows
+    there; the notes say what was cut."""
+    runs = dict(list(rankings.items())[:2])
     if len(runs) == 1:
-        runs = runs * 2
         notes.append("one_run")
+    names, tops = list(runs), list(runs.values())
+    if len(tops) == 1:
+        names, tops = names * 2, tops * 2
     relevant = [d for d, g in grades.items() if g >= rel]
     rel_set = set(relevant)
-    pool = list(mrr_link.POOL)
+    slots = len(mrr_link.POOL)
     best = 1
-    for t in range(len(pool), 0, -1):
-        docs = list(dict.fromkeys([*runs[0][:t], *runs[1][:t]]))
-        extra = 1 if not relevant or not (rel_set & set(docs)) else 0
-        if len(docs) + extra <= len(pool):
+    for t in range(slots, 0, -1):
+        docs = list(dict.fromkeys([*tops[0][:t], *tops[1][:t]]))
+        # room for a relevant document, and for a placeholder in a run that returned nothing
+        extra = (not rel_set & set(docs)) + sum(not r for r in tops)
+        if len(docs) + extra <= slots:
             best = t
             break
-    docs = list(dict.fromkeys([*runs[0][:best], *runs[1][:best]]))
-    if any(len(r) > best for r in runs):
+    docs = list(dict.fromkeys([*tops[0][:best], *tops[1][:best]]))
+    if any(len(r) > best for r in tops):
         notes.append("cut_top")
-    names = {d: pool[i] for i, d in enumerate(docs)}
-    free = pool[len(docs):]
-    golden = [names[d] for d in docs if d in rel_set]
-    missed = [d for d in relevant if d not in names]
-    placeholders = free[:len(missed)]
-    golden += placeholders
-    if len(missed) > len(placeholders):
+    missed = [d for d in relevant if d not in set(docs)]
+    room = slots - len(docs) - sum(not r for r in tops)
+    if len(missed) > room:
         notes.append("cut_relevant")
+    ids = docs + missed[:room]
+    labels, renamed = _safe_ids(ids, mrr_link.MAX_LABEL_CHARS)
+    golden = [d for d in ids if d in rel_set]
     if not relevant:
         notes.append("no_relevant")
-        golden = free[:1]
+        placeholder = _free("∅", list(labels.values()))
+        ids.append(placeholder)
+        labels[placeholder] = placeholder
+        golden = [placeholder]
     if rel != 1:
         notes.append("threshold")
     shown = []
-    for r in runs:
-        mapped = [names[d] for d in r[:best]]
-        if not mapped:  # the run has nothing for this query: one non-relevant placeholder
-            spare = [p for p in pool if p not in golden]
-            mapped = spare[:1]
+    for ranking in tops:
+        top = ranking[:best]
+        if not top:       # nothing retrieved for this query: one non-relevant placeholder
             notes.append("empty")
-        shown.append(mapped)
+            top = [_free("—", list(labels.values()))]
+            if top[0] not in labels:
+                ids.append(top[0])
+                labels[top[0]] = top[0]
+        shown.append(top)
+    slot = {d: mrr_link.POOL[i] for i, d in enumerate(ids)}
     k = spec.k if spec.k is not None else best
-    if not 1 <= k <= len(pool):
+    if not 1 <= k <= slots:
         notes.append("cut_k")
-    seed = mrr_link.SEED      # questions q2..q5 stay the lesson's own
+    if renamed:
+        notes.append("renamed")
     scenario = mrr_link.Scenario(
-        golden=[sorted(dict.fromkeys(golden), key=lambda d: int(d[1:])), *seed.golden[1:]],
-        vector=[shown[0], *seed.runs["vector"][1:]], hybrid=[shown[1], *seed.runs["hybrid"][1:]],
-        question=mrr_link.QUESTIONS[0], k=min(max(k, 1), len(pool)),
+        golden=(tuple(slot[d] for d in ids if d in set(golden)),),
+        vector=(tuple(slot[d] for d in shown[0]),), hybrid=(tuple(slot[d] for d in shown[1]),),
+        question=mrr_link.QUESTIONS[0], k=min(max(k, 1), slots),
         norm=str(spec.params.get("norm", "R")),
-        measure={"RR": "rr", "AP": "ap"}.get(spec.measure.name, "rr"), system="vector")
-    notes.append("seed_others")
+        measure={"RR": "rr", "AP": "ap"}.get(spec.measure.name, "rr"), system="vector",
+        labels=mrr_link.Labels(_shortened(query_id), (_shortened(names[0]), _shortened(names[1])),
+                               tuple(labels[d] for d in ids)))
     return _explanation(mrr_link, mrr_link.link(scenario), notes, best, lang)

@@ -511,7 +511,8 @@ def intervals_table(cmp) -> None:
 
 def report_downloads(cmp, tables_) -> None:
     layout.markdown(f"**{res['reports']}**")
-    files = logic.report_files(cmp, logic.note_words(c["report_note"]), res["latex_caption"])
+    files = logic.report_files(cmp, logic.note_words(c["report_note"]), res["latex_caption"],
+                               lang, res["latex_caption_local"])
     cols = st.columns(4)
     for col, (kind, (file_name, mime, text)) in zip(cols, files.items(), strict=False):
         col.download_button(res[f"download_{kind}"], text, file_name=file_name, mime=mime,

@@ -57,8 +57,14 @@ class Scenario:
     def run(self, system: str) -> Runs:
         return self.vector if system == "vector" else self.hybrid
 
+    @property
+    def questions(self) -> tuple[str, ...]:
+        """The questions' names: the lesson's five, or q1 alone (a question of the reader's
+        own, opened from the lab: ``link.Labels``)."""
+        return QUESTIONS[:len(self.golden)]
+
     def question(self, q: str) -> int:
-        return QUESTIONS.index(q)
+        return self.questions.index(q)
 
 
 def replace(runs: Runs, index: int, ranking: Sequence[str]) -> Runs:
@@ -124,7 +130,7 @@ class QuestionRow:
 
 def question_rows(s: Scenario) -> list[QuestionRow]:
     rows = []
-    for i, q in enumerate(QUESTIONS):
+    for i, q in enumerate(s.questions):
         rankings = {system: s.run(system)[i] for system in SYSTEMS}
         values = {(system, m): value(m, rankings[system], s.golden[i], s.k, s.norm)
                   for system in SYSTEMS for m in COMPARE_ON}
@@ -182,7 +188,8 @@ def _compare(golden: Runs, run_a: Runs, run_b: Runs, spec: str,
 def comparison(s: Scenario, measure: str | None = None) -> Compared:
     """``metrics.compare(vector, hybrid, golden, …)`` on the chosen measure (hybrid − vector).
     Cached per scenario: shared by every session that shows the same numbers. Never mutate."""
-    return _compare(s.golden, s.vector, s.hybrid, measure_spec(measure or s.on, s.k, s.norm))
+    return _compare(s.golden, s.vector, s.hybrid, measure_spec(measure or s.on, s.k, s.norm),
+                    s.questions)
 
 
 def signed(x: float, decimals: int = 2) -> str:

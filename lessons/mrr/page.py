@@ -13,8 +13,9 @@ import streamlit as st
 
 from lessons.mrr import link, logic
 from runtime import state
+from text.bidi import escape_markdown
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from ui import charts, exercise_panel, layout, tables
+from ui import charts, exercise_panel, layout, scroll, tables
 from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import ranking_editor
@@ -48,8 +49,8 @@ def p_value(p: float | None, *, relation: bool = False) -> Markup:
 
 
 def code(docs) -> Markup:
-    """Doc ids from the pool (validated, never user text) as inline code."""
-    return Markup(f"`{' '.join(docs)}`" if docs else "—")
+    """Doc ids as inline code, each in its own span (a reader's ids may hold anything)."""
+    return Markup(" ".join(tables.code(d) for d in docs) if docs else "—")
 
 
 def code_set(docs) -> Markup:
@@ -92,43 +93,88 @@ def _chart_labels(a: str = "vector", b: str = "hybrid", axis: str | None = None)
     return {**{key: charts.text(text) for key, text in words.items()}, "a": a, "b": b}
 
 
+@dataclasses.dataclass(frozen=True)
+class Names:
+    """What the page calls the question, the systems and the documents: the lesson's own names,
+    or the reader's (``link.Labels``: one question of hers, opened from the lab)."""
+
+    own: link.Labels | None = None
+
+    @property
+    def pool(self) -> tuple[str, ...]:
+        return logic.POOL if self.own is None else self.own.pool
+
+    def doc(self, slot: str) -> str:
+        return slot if self.own is None else self.own.doc(slot)
+
+    def system(self, system: str) -> str:
+        return system if self.own is None else self.own.systems[logic.SYSTEMS.index(system)]
+
+    def question(self, q: str) -> str:
+        return q if self.own is None else self.own.question
+
+
+def _names(s: state.UrlState) -> Names:
+    """The page's names for this scenario; a link whose parts do not fit together is said so
+    and replaced by the lesson's own five questions."""
+    try:
+        return Names(link.one_question(s.values))
+    except ValueError:
+        st.warning(layout.label(labels["own_bad"]), icon=":material/link_off:")
+        s.reset()
+        return Names()
+
+
 @st.fragment
 @layout.friendly_errors("mrr.try_it")
 def interactive() -> None:
     s = state.url_state(FOLDER, FIELDS)
+    names = _names(s)
     strip = st.empty()                      # the numbers, above the lists that feed them
 
     # --- one question: both rankings and the golden set --------------------------------------
-    q = st.segmented_control(layout.label(labels["question"]), logic.QUESTIONS, required=True,
-                             default=s["q"], key=s.key("q"))
-    s.set(q=q or s["q"])
-    qi = logic.QUESTIONS.index(s["q"])
+    if names.own is None:
+        q = st.segmented_control(layout.label(labels["question"]), logic.QUESTIONS,
+                                 required=True, default=s["q"], key=s.key("q"))
+        s.set(q=q or s["q"])
+        qi = logic.QUESTIONS.index(s["q"])
+    else:
+        qi = 0
+    question = logic.QUESTIONS[qi]
+    shown_q = names.question(question)
     golden = s["g"][qi]
     rk_labels = strings("ranking")
     for col, system in zip(layout.columns_for(2), logic.SYSTEMS, strict=True):
         with col, st.container(key=f"mrr-col-{system}"):
             param = RUN_PARAM[system]
-            layout.markdown(f"#### `{system}`")
+            if names.own is None:
+                layout.markdown(f"#### {tables.code(system)}")
+            else:   # her run's name: text, not code (a monospace face breaks Arabic joining)
+                layout.markdown("#### {{system}}", {"system": names.system(system)})
             ranking = s[param][qi]
-            items = [{"id": d, "rel": int(d in golden)} for d in ranking]
+            # the editor shows (and gives back) the names; the scenario keeps the slots
+            slot_of = {names.doc(d): d for d in names.pool}
+            items = [{"id": names.doc(d), "rel": int(d in golden)} for d in ranking]
             edited = ranking_editor(items, key=f"mrr-{system}", labels=rk_labels, mode="binary",
                                     direction=direction(), editable_relevance=False,
                                     covered_by=".mz-strip")
-            new = tuple(item["id"] for item in edited)
+            new = tuple(slot_of[item["id"]] for item in edited)
             if new != ranking:
                 s.set(**{param: logic.replace(s[param], qi, new)})
             key = s.key(f"{param}{qi}")
             _sync(key, s[param][qi])
             # Toggles, not a multi-select: each a 44 px target (a tag's remove cross is 15 px).
-            st.pills(layout.label(fill(labels["returned"], {"system": Markup(system)})),
-                     logic.POOL, selection_mode="multi", key=key, on_change=_set_returned,
-                     args=(s, system, qi, key))
+            st.pills(layout.label(fill(labels["returned"], {"system": names.system(system)})),
+                     names.pool, selection_mode="multi", key=key, on_change=_set_returned,
+                     args=(s, system, qi, key), format_func=lambda d: escape_markdown(
+                         names.doc(d)))
 
     # The golden set under the rankings it marks (its callback has run before this script).
     gkey = s.key(f"g{qi}")
     _sync(gkey, s["g"][qi])
-    st.pills(layout.label(fill(labels["golden"], {"q": Markup(s["q"])})), logic.POOL,
-             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey))
+    st.pills(layout.label(fill(labels["golden"], {"q": shown_q})), names.pool,
+             selection_mode="multi", key=gkey, on_change=_set_golden, args=(s, qi, gkey),
+             format_func=lambda d: escape_markdown(names.doc(d)))
     st.caption(layout.label(labels["golden_help"]))     # a tooltip never opens on a phone
     flash = st.session_state.pop("mrr-flash", None)
     if flash:
@@ -150,16 +196,21 @@ def interactive() -> None:
     row = rows[qi]
     avg = logic.means(sc, rows)
     # This question's numbers for each system, then MRR over the five questions.
+    # This question's numbers for each system (then MRR over the five questions: one question
+    # of the reader's own has no mean to show).
     layout.metrics_strip(FOLDER, [
-        (system, [*(layout.measure(m, row.values[system, m], ident=f"{s['q']}.{m}",
-                                   k=None if m == "rr" else sc.k) for m in logic.MEAN_ORDER),
-                  layout.measure("rr", avg[system]["rr"], mean=True)])
-        for system in logic.SYSTEMS], corner=s["q"], where=strip)
+        (names.system(system), [
+            *(layout.measure(m, row.values[system, m], ident=f"{question}.{m}",
+                             k=None if m == "rr" else sc.k) for m in logic.MEAN_ORDER),
+            *([layout.measure("rr", avg[system]["rr"], mean=True)] if names.own is None
+              else [])])
+        for system in logic.SYSTEMS], corner=shown_q, where=strip)
 
     # --- AP step by step -----------------------------------------------------------------------
-    layout.markdown(f"#### {labels['ap_heading']}", {"q": Markup(s["q"])})
+    layout.markdown(f"#### {labels['ap_heading']}", {"q": shown_q})
     system = st.segmented_control(layout.label(labels["ap_system"]), logic.SYSTEMS, required=True,
-                                  default=s["s"], key=s.key("s"))
+                                  default=s["s"], key=s.key("s"),
+                                  format_func=lambda x: escape_markdown(names.system(x)))
     s.set(s=system or s["s"])
     work = logic.ap_work(row.rankings[s["s"]], golden, sc.k, sc.norm)
     steps = []
@@ -171,7 +222,7 @@ def interactive() -> None:
         else:
             here = "—"
         mark = tables.bold(Markup(labels["relevant"])) if step.relevant else labels["not_relevant"]
-        steps.append([step.rank, tables.code(step.doc), Markup(mark), Markup(here)])
+        steps.append([step.rank, tables.code(names.doc(step.doc)), Markup(mark), Markup(here)])
     lines = [labels["ap_explain"], "",
              tables.table([labels["rank"], labels["document"], labels["relevant_q"],
                     labels["precision_here"]], steps),
@@ -180,7 +231,12 @@ def interactive() -> None:
         lines += ["", labels["missed"]]
     with st.container(key="mrr-ap-steps"):
         layout.markdown("\n".join(lines), {"k": sc.k, **work.denominators,
-                                           "docs": code(work.missed)})
+                                           "docs": code([names.doc(d) for d in work.missed])})
+    if names.own is not None:
+        st.info(layout.label(fill(labels["own_note"], {
+            "query": shown_q, "a": names.system("vector"), "b": names.system("hybrid")})),
+            icon=":material/science:")
+        return
 
     # --- all five questions ---------------------------------------------------------------------
     means = tables.table(
@@ -306,6 +362,7 @@ def counter_example() -> None:
 layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
 with layout.section(c, "try_it", body=False):
     interactive()
+    scroll.land(scroll.RANKING, ".st-key-mrr-col-vector", key="mrr-land", covered_by=".mz-strip")
     with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
         layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")

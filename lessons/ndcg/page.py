@@ -14,7 +14,7 @@ from lessons.ndcg import link, logic
 from runtime import state
 from teaching import mistakes
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
-from ui import charts, exercise_panel, layout, tables
+from ui import charts, exercise_panel, layout, scroll, tables
 from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import add_problem, ranking_editor, reordered
@@ -156,8 +156,10 @@ def interactive() -> None:
     strip = st.empty()                     # the numbers, above the list that feeds them
     titles = c["try_it"]["docs"]
     items = [{"id": d, "rel": g, "title": titles.get(d, "")} for d, g in s["r"]]
-    edited = ranking_editor(items, key="nd-ranking", labels=strings("ranking"), mode="grade",
-                            max_grade=int(s["s"]), direction=direction(), covered_by=".mz-strip")
+    with st.container(key="nd-ranking-box"):            # what the lab's links land on
+        edited = ranking_editor(items, key="nd-ranking", labels=strings("ranking"),
+                                mode="grade", max_grade=int(s["s"]), direction=direction(),
+                                covered_by=".mz-strip")
     s.set(r=tuple((item["id"], int(item["rel"])) for item in edited))
     k_box, gain_box, ideal_box = st.columns(3, gap="medium")
     n = len(s["r"])
@@ -382,6 +384,7 @@ def steps() -> None:
 layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
 with layout.section(c, "try_it", body=False):
     interactive()
+    scroll.land(scroll.RANKING, ".st-key-nd-ranking-box", key="nd-land", covered_by=".mz-strip")
     with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
         layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")

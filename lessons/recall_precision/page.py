@@ -12,7 +12,7 @@ import streamlit as st
 from lessons.recall_precision import link, logic
 from runtime import state
 from text.i18n import direction, fill, fmt_num, load_content, strings
-from ui import charts, exercise_panel, layout
+from ui import charts, exercise_panel, layout, scroll
 from ui.code_path import code_path
 from ui.quiz import quiz
 from ui.ranking_editor import add_problem, ranking_editor, reordered
@@ -62,7 +62,7 @@ def interactive() -> None:
     s = state.url_state(FOLDER, FIELDS)
     strip = st.empty()                      # the numbers, above the list that feeds them
     left, right = st.columns([3, 2], gap="medium")
-    with left:
+    with left, st.container(key="rp-ranking-box"):     # what the lab's links land on
         items = [{"id": d, "rel": g} for d, g in s["r"]]
         edited = ranking_editor(items, key="rp-ranking", labels=strings("ranking"),
                                 mode="binary", direction=direction(), covered_by=STRIP)
@@ -141,6 +141,7 @@ def _formula(row: logic.MetricRow) -> str:
 layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
 with layout.section(c, "try_it", body=False):
     interactive()
+    scroll.land(scroll.RANKING, ".st-key-rp-ranking-box", key="rp-land", covered_by=STRIP)
     with st.expander(layout.label(c["interactive"]["things_to_try"]), icon=":material/explore:"):
         layout.markdown(c["try_it"]["body"])
 layout.section(c, "core_idea")

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "assets" / "examples"
@@ -119,9 +120,11 @@ def test_example_table_reports_chart_titles_and_explain_link(page, app_url, lang
     # the link itself carries the language (a new tab opens in it) and the run's own ids
     href = link.get_attribute("href")
     assert f"lang={lang}" in href and "r=d5.0-d7.1-d1.0" in href, href
+    assert "at=ranking" in href
     link.click()
     expect(page).to_have_url(re.compile(rf"/recall-precision\?.*lang={lang}"))
     expect(page.locator("h1")).to_be_visible(timeout=30_000)
+    landed(page, ".st-key-rp-ranking-box")
 
 
 def test_fusion_adds_a_run_to_the_table(page, app_url):
@@ -151,3 +154,65 @@ def test_charts_fit_a_phone(browser, app_url):
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_ap_explain_link_opens_lesson_3_on_her_query_scrolled_to_it(page, app_url, lang):
+    open_lab(page, app_url, lang)
+    page.locator(".st-key-lab-example-systems button").click()
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    if lang == "ar":     # the Arabic page's LaTeX: the Arabic caption for XeLaTeX, commented
+        latex = download(page, "lab-dl-latex").decode()
+        assert "%   \\caption{\\textarabic{مقارنة الأنظمة." in latex
+        assert "\\caption{Runs compared." in latex
+    choose(page, ".st-key-lab-measure-picker", "AP@10")
+    link = page.locator(".st-key-lab-explain-link-0 [data-testid=stPageLink] a")
+    expect(link).to_have_attribute("href", re.compile(r"(^|/)mrr\?"), timeout=30_000)
+    href = link.get_attribute("href")
+    assert f"lang={lang}" in href and "at=ranking" in href and "o=q5.vector.seed_hybrid." in href
+    link.click()
+    expect(page).to_have_url(re.compile(rf"/mrr\?.*lang={lang}"))
+    vector = page.locator(".st-key-mrr-col-vector")
+    expect(vector.locator(".rk-item")).to_have_count(3, timeout=30_000)
+    expect(page.locator(".st-key-mrr-col-hybrid")).to_contain_text("seed_hybrid")
+    landed(page, ".st-key-mrr-col-vector")
+
+
+def choose(page: Page, box: str, option: str) -> None:
+    """Pick ``option`` in the select box inside ``box`` (its list is opened again when a
+    rerun redrew the box before the list showed)."""
+    wanted = page.get_by_role("option", name=option, exact=True)
+    for _ in range(6):
+        page.locator(f"{box} [data-testid=stSelectbox] input").click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeout:
+            page.keyboard.press("Escape")
+    wanted.click()
+    expect(page.locator(f"{box} [data-testid=stSelectbox] input")).to_have_value(option)
+
+
+def landed(page: Page, selector: str) -> None:
+    """The lesson opened on its ranking: just under the sticky numbers (ui.scroll)."""
+    gap = None
+    for _ in range(75):
+        gap = page.locator(selector).evaluate("el => el.getBoundingClientRect().top") - \
+            page.locator(".mz-strip").evaluate("el => el.getBoundingClientRect().bottom")
+        if 0 <= gap <= 40:
+            break
+        page.wait_for_timeout(200)
+    assert gap is not None and 0 <= gap <= 40, gap
+
+
+def test_ndcg_explain_link_lands_on_lesson_5_ranking(page, app_url):
+    open_lab(page, app_url, "ar")
+    page.locator(".st-key-lab-example-graded button").click()
+    expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
+    link = page.locator(".st-key-lab-explain-link-0 [data-testid=stPageLink] a")
+    expect(link).to_have_attribute("href", re.compile(r"(^|/)ndcg\?.*at=ranking"),
+                                   timeout=30_000)
+    link.click()
+    expect(page).to_have_url(re.compile(r"/ndcg\?.*lang=ar"))
+    expect(page.locator(".st-key-nd-ranking-box")).to_be_visible(timeout=30_000)
+    landed(page, ".st-key-nd-ranking-box")

@@ -158,3 +158,68 @@ def test_arabic_is_rtl_with_formulas_left_to_right(page, app_url):
                 return xs; }
         } return null; }""")
     assert xs == sorted(xs)
+
+
+def _lab_link(lang: str) -> str:
+    """The query string of the lab's "explain this number" link for AP on the seed's q2."""
+    from urllib.parse import urlencode
+
+    from lessons.lab import logic as lab
+
+    files = lab.load_example("systems")
+    rankings = {name: lab.ranking_of(files[slot].frame, "q2")
+                for name, slot in (("bm25 run", "r1"), ("dense_v2", "r2"))}
+    grades = lab.judgments_of(files["qrels"].frame, "q2")
+    (_, link), = lab.explain_links("AP@3", "q2", rankings, grades, lang)
+    return urlencode(link.params)
+
+
+def _top_of(page: Page, selector: str) -> float:
+    return page.locator(selector).evaluate("el => el.getBoundingClientRect().top")
+
+
+def _strip_bottom(page: Page) -> float:
+    return page.locator(".mz-strip").evaluate("el => el.getBoundingClientRect().bottom")
+
+
+@pytest.mark.parametrize("lang,width,height", [("en", 1280, 900), ("ar", 390, 844)])
+def test_a_lab_link_opens_her_question_scrolled_to_the_rankings(browser, app_url, lang, width,
+                                                                height):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    try:
+        page.goto(f"{app_url}{PATH}?{_lab_link(lang)}")
+        vector = column(page, "vector")
+        expect(vector.locator(".rk-item")).to_have_count(3, timeout=30_000)
+        assert order(vector) == ["d5", "d8", "d6"]            # her ids, her order
+        expect(vector).to_contain_text("bm25 run")
+        expect(column(page, "hybrid")).to_contain_text("dense_v2")
+        assert order(column(page, "hybrid")) == ["d4", "d5", "d8"]
+        formula = page.locator(".st-key-mrr-ap-steps code", has_text="AP@")
+        expect(formula).to_have_text("AP@3 = (1/1) / 2 = 0.50")   # d5 at rank 1, R = 2
+        # landed: the rankings just under the sticky numbers, however far down they were
+        deadline = time.monotonic() + 15
+        while True:
+            gap = _top_of(page, ".st-key-mrr-col-vector") - _strip_bottom(page)
+            if 0 <= gap <= 40 or time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(200)
+        assert 0 <= gap <= 40, gap
+        page.screenshot(path=f"tests/screenshots/out/mrr_lab_link_{lang}_{width}.png")
+        # the reader's own scroll is hers: the page does not pull her back
+        page.mouse.move(width / 2, height / 2)
+        page.mouse.wheel(0, 900)
+        page.wait_for_timeout(1500)
+        assert _top_of(page, ".st-key-mrr-col-vector") < _strip_bottom(page) - 200
+    finally:
+        context.close()
+
+
+def test_without_the_landing_key_the_lesson_opens_at_its_top(page, app_url):
+    query = _lab_link("en").replace("at=ranking", "")
+    page.goto(f"{app_url}{PATH}?{query}")
+    expect(column(page, "vector").locator(".rk-item")).to_have_count(3, timeout=30_000)
+    page.wait_for_timeout(2000)
+    top = page.locator("h1").first.evaluate("el => el.getBoundingClientRect().top")
+    assert 0 <= top < 200

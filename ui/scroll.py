@@ -1,0 +1,47 @@
+"""Open a page scrolled to one of its parts, once: a link's ``?at=ranking`` (:data:`KEY`,
+:data:`RANKING`) lands a lesson opened by the lab's "explain this number" on its ranking.
+
+Streamlit 1.67 cannot do this by itself: ``st.page_link`` carries no ``#fragment``, every
+``st.query_params`` write drops the fragment from the address (streamlit#9664), and the
+browser's own jump to a fragment happens before Streamlit has drawn the page (on first load it
+does not happen at all, streamlit#11551). So the page asks for it: :func:`land` mounts a tiny
+``st.components.v2`` component (no iframe; JS in ``scroll/``, draws nothing) that waits for
+the element, scrolls it just under the sticky parts at the top, follows it while the page
+above it is still being drawn, and stops for good at the reader's first scroll, tap or key.
+
+The constants import nothing: the lab's plain functions write the key into their links.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+__all__ = ["KEY", "RANKING", "land"]
+
+KEY = "at"              # the URL key: which part of the page to open on
+RANKING = "ranking"     # its value for a lesson's ranking
+
+
+@cache
+def _component():
+    import streamlit as st
+
+    return st.components.v2.component(
+        "mizan.scroll_into_view",
+        html='<div class="mz-land" hidden></div>',
+        js=(Path(__file__).with_name("scroll") / "scroll.js").read_text(encoding="utf-8"))
+
+
+def land(where: str, selector: str, *, key: str, covered_by: str | None = None) -> None:
+    """When the URL asks for ``where`` (``?at=<where>``), scroll the first element matching
+    ``selector`` to the top of the view, once per mounting (a rerun keeps the component
+    mounted: it does not scroll again). ``covered_by``: a sticky element over the top of the
+    page (a lesson's metrics strip) to land below."""
+    import streamlit as st
+
+    if st.query_params.get(KEY) != where:
+        return
+    with st.container(key="mz-land"):     # hidden (base.css): no gap in the page
+        _component()(key=key, data={"selector": selector, "covered_by": covered_by or ""},
+                     width="stretch", height=0)
