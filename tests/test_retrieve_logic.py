@@ -277,7 +277,8 @@ def test_the_background_dense_index_equals_embedding_at_once():
     job = logic.DenseJob(corpus.indexed_texts)
     assert job.wait(300)
     assert job.error is None and job.done == job.total == len(corpus)
-    direct = dense.embed_passages(corpus.indexed_texts)
+    assert job.max_tokens == dense.UPLOAD_MAX_TOKENS
+    direct = dense.embed_passages(corpus.indexed_texts, max_tokens=dense.UPLOAD_MAX_TOKENS)
     assert np.array_equal(job.vectors, direct)
     systems = logic.with_dense(logic.bm25_only(corpus), job.vectors)
     assert systems.systems == ("bm25", "dense", "hybrid")
