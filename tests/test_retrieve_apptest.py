@@ -57,9 +57,12 @@ def table(at: AppTest, key: str) -> list[list[str]]:
 
 def ranking_ids(at: AppTest, system: str) -> list[str]:
     """The passage ids of one system's drawn ranking, in order."""
-    block = next(b for b in blocks(at) if 'class="mz-rt-ranking"' in b
-                 and f'aria-label="{load_names(at)[system]}"' in b)
-    return [html.unescape(x) for x in re.findall(r'<code dir="ltr">([^<]+)</code>', block)]
+    block = next(b for b in blocks(at) if 'class="mz-rt-rankings' in b)
+    column = re.search(rf'<section class="mz-rt-col" data-system="{system}">(.*?)</section>',
+                       block, re.S)
+    assert column and f'aria-label="{load_names(at)[system]}"' in column.group(1)
+    return [html.unescape(x) for x in re.findall(r'<code dir="ltr">([^<]+)</code>',
+                                                 column.group(1))]
 
 
 def load_names(at: AppTest) -> dict[str, str]:

@@ -223,17 +223,27 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
             f'<p class="mz-rt-text" {text_dir}>{body}</p>{note}</details></li>')
 
 
-def ranking_column(system: str, items: Sequence[logic.Item], text_lang: str | None,
-                   hidden: bool) -> None:
+def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | None,
+                  hidden: bool) -> str:
+    """The systems' rankings side by side (one column each; stacked on a phone or a projector)
+    as one HTML element: a typed question changes them all, and three columns of three
+    elements each cost the server and the browser more than the passages themselves."""
     words = c["one"]
-    layout.markdown(f"**{NAMES[system]}** — {c['systems']['about'][system]}")
-    if not items:
-        st.caption(layout.label(words[f"empty_{system}"] if f"empty_{system}" in words
-                                else words["empty"]))
-        return
-    html_block(f'<ol class="mz-rt-ranking" dir="{direction()}" lang="{lang}" '
-               f'aria-label="{bidi.escape_html(NAMES[system])}">'
-               + "".join(passage_html(i, system, text_lang, hidden) for i in items) + "</ol>")
+    columns = []
+    for system, system_items in items.items():
+        head = (f'<p class="mz-rt-colhead"><strong>{cell_text(NAMES[system])}</strong> — '
+                f'{cell_text(c["systems"]["about"][system])}</p>')
+        if system_items:
+            body = (f'<ol class="mz-rt-ranking" aria-label="{bidi.escape_html(NAMES[system])}">'
+                    + "".join(passage_html(i, system, text_lang, hidden) for i in system_items)
+                    + "</ol>")
+        else:
+            body = (f'<p class="mz-rt-empty">'
+                    f'{cell_text(words.get(f"empty_{system}", words["empty"]))}</p>')
+        columns.append(f'<section class="mz-rt-col" data-system="{system}">{head}{body}</section>')
+    width = "mz-rt-stacked" if layout.is_presenting() or len(columns) == 1 else "mz-rt-three"
+    return (f'<div class="mz-rt-rankings {width}" dir="{direction()}" lang="{lang}">'
+            + "".join(columns) + "</div>")
 
 
 def values_table(values: Mapping[str, Mapping[str, float]],
@@ -293,11 +303,8 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
         if any(i.grade is None for its in items.values() for i in its):
             st.caption(layout.label(words["unjudged_note"]))
 
-    columns = st.columns(len(systems)) if not layout.is_presenting() else \
-        [st.container()] * len(systems)
-    for column, system in zip(columns, systems, strict=True):
-        with column, st.container(key=f"{key}-{system}"):
-            ranking_column(system, items[system], text_lang, hidden)
+    with st.container(key=f"{key}-rankings"):
+        html_block(rankings_html(items, text_lang, hidden))
     if hidden:
         return
     judge_panel(items, key, set_grade)
