@@ -394,3 +394,13 @@ def test_uploaded_text_is_escaped_and_its_line_breaks_kept_as_html():
         assert "<img" not in block and "<b>" not in block
         assert "&lt;img" in block or "&lt;b&gt;" in block
         assert "\n\n" not in block and "\r" not in block      # line breaks are <br>
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+@pytest.mark.parametrize("folder", ["two_stages", "mrr"])
+def test_lessons_1_and_3_link_here_to_see_it_for_real(folder, lang):
+    at = open_lesson(f"lessons/{folder}/page.py", {"lang": lang})
+    text = load_content(folder, lang)["see_it_for_real"]["link"]
+    links = [link for link in at.main.get("page_link") if link.proto.page == "retrieve"]
+    assert len(links) == 1
+    assert bidi.strip_bidi_controls(links[0].proto.label) == text
