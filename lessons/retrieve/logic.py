@@ -561,12 +561,14 @@ class DenseJob:
         self.max_tokens = max_tokens
         self.total = len(self.texts)
         self.done = 0
+        self.cut = 0                     # passages embedded so far that were longer than the cap
         self.vectors: np.ndarray | None = None
         self.error: str | None = None
         self.started = time.monotonic()
         self.finished: float | None = None
         self._workers = workers
         self._embed = embed or functools.partial(dense.embed_passages, max_tokens=max_tokens)
+        self._count_cut = embed is None and max_tokens is not None
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mizan-dense-index", daemon=True)
         self._thread.start()
@@ -579,6 +581,8 @@ class DenseJob:
                     return
                 part = self.texts[start:start + self.SLICE]
                 out[start:start + len(part)] = self._embed(part, workers=self._workers)
+                if self._count_cut:
+                    self.cut += sum(dense.token_count(t) > self.max_tokens for t in part)
                 self.done = start + len(part)
             self.vectors = out
         except Exception as err:  # the model could not run: the page keeps BM25

@@ -726,6 +726,12 @@ def status_section(own: dict) -> None:
             own["systems"] = logic.with_dense(own["systems"], job.vectors)
         st.success(layout.label(fill(words["dense_ready"], {
             "seconds": Markup(fmt_num(job.elapsed, 1, digits="latn"))})))
+    if job is not None and job.max_tokens is not None and not job.error:
+        reads = fill(words["dense_reads"], {"tokens": job.max_tokens})
+        if job.vectors is not None:
+            reads += " " + fill(words["dense_cut"], {"cut": job.cut, "passages": Markup(
+                logic.count_form(job.total, c["counts"]["passages_nom"]))})
+        st.caption(layout.label(reads))
 
 
 @st.fragment(run_every=1.0)
