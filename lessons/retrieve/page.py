@@ -6,7 +6,8 @@ paired tests, the reading by question kind, TREC files) and your own corpus (upl
 BM25 at once and the dense index built in the background).
 
 Thin page: text from content.<lang>.toml, numbers from ``logic`` (``retrieval`` + ``metrics``).
-Each view is a fragment, so typing a question or moving k reruns only that view.
+Each view is a fragment, and one question's results a fragment inside its view: typing a question,
+moving k or judging reruns only that part.
 """
 
 from __future__ import annotations
@@ -402,6 +403,9 @@ def question_label(qid: str, question_lang: str) -> str:
 @st.fragment
 @layout.friendly_errors("retrieve.one")
 def one_question() -> None:
+    """The corpus, the question's language and the question; the rest is ``one_results``, a
+    fragment of its own: typing a question, moving k or a weight, predicting and judging rerun
+    only that part (not these controls, whose list of questions is the page's biggest)."""
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
     store = judged_store()
@@ -421,13 +425,21 @@ def one_question() -> None:
     qid = st.selectbox(layout.label(words["question"]), (*QUESTION_IDS, "own"),
                        index=(*QUESTION_IDS, "own").index(s["q"]),
                        format_func=lambda q: question_label(q, question_lang), key=s.key("q"))
-    typed = s["t"]
-    if qid == "own":
+    change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid)
+    one_results()
+
+
+@st.fragment
+@layout.friendly_errors("retrieve.one")
+def one_results() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    words = c["controls"]
+    if s["q"] == "own":
         with st.container(key="rt-typed"):
             typed = logic.clean_question(st.text_input(
                 layout.label(words["typed"]), value=s["t"], key=s.key("t"),
                 max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
-    change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid, t=typed)
+        change_question(s, t=typed)
     k, weights = search_controls(s, "one")
 
     if s["q"] == "own":
