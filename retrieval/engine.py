@@ -21,7 +21,7 @@ import numpy as np
 
 from retrieval.bm25 import BM25Index
 from retrieval.corpus import CORPUS_DIR, LANGUAGES, Corpus, load_handbook
-from retrieval.dense import UPLOAD_MAX_TOKENS, DenseIndex, embed_passages
+from retrieval.dense import UPLOAD_MAX_TOKENS, DenseIndex, embed_passages, embed_query
 from retrieval.dense import status as dense_status
 from retrieval.embeddings import EMBEDDINGS_PATH, vectors_for
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
@@ -64,6 +64,13 @@ class Retrievers:
     @property
     def systems(self) -> tuple[str, ...]:
         return SYSTEMS if self.dense is not None and dense_status().available else ("bm25",)
+
+    def prepare(self, query: str) -> None:
+        """Embed ``query`` now (the vector is cached for ``search``): the slow part of a
+        search, done before a page draws anything so that it then draws in one go."""
+        query = query.strip()
+        if query and "dense" in self.systems:
+            embed_query(query)
 
     def search(self, query: str, k: int | None = 10, *,
                weights: Mapping[str, float] | None = None,

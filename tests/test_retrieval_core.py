@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +18,8 @@ from retrieval.engine import SYSTEMS, Retrievers
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from retrieval.ranking import Hit, rank
 from tests.retrieval_corpus import ROWS, corpus, indexed
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -256,6 +262,34 @@ def test_search_is_deterministic(systems):
         dense.embed_query.cache_clear()
         rebuilt = Retrievers.build(corpus(lang), vectors=systems[lang].dense.vectors)
         assert [rebuilt.search(q) for q in queries] == first
+
+
+ONE_THREAD = """
+import ctypes, os, sys
+import numpy, pandas                     # as in the app: loaded before retrieval
+from retrieval import dense
+dense.embed_query("how many days of annual leave")
+gomp = next(line.split()[-1] for line in open("/proc/self/maps") if "libgomp" in line)
+print(ctypes.CDLL(gomp).omp_get_max_threads())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_model_runs_on_one_openmp_thread(systems):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", ONE_THREAD], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["1"]
+
+
+def test_prepare_embeds_the_question_that_search_then_uses(systems):
+    dense.embed_query.cache_clear()
+    systems["en"].prepare("  sick leave note  ")
+    assert dense.embed_query.cache_info().misses == 1
+    found = systems["en"].search("sick leave note")
+    assert dense.embed_query.cache_info().misses == 1 and found["dense"]
+    systems["en"].prepare("   ")
+    assert dense.embed_query.cache_info().misses == 1
 
 
 def test_empty_question_finds_nothing(systems):

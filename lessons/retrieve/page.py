@@ -434,6 +434,12 @@ def one_question() -> None:
 def one_results() -> None:
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
+    # The question's embedding first (~20 ms, the slow part): Streamlit's browser side redraws
+    # whenever elements arrive, so a pause in the middle of the fragment costs an extra redraw.
+    typed_now = st.session_state.get(s.key("t"), s["t"])
+    handbook.retrievers[s["c"]].prepare(
+        logic.clean_question(typed_now) if s["q"] == "own"
+        else handbook.by_id[s["q"]].text[s["ql"]])
     if s["q"] == "own":
         with st.container(key="rt-typed"):
             typed = logic.clean_question(st.text_input(
