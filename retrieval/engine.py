@@ -21,7 +21,7 @@ import numpy as np
 
 from retrieval.bm25 import BM25Index
 from retrieval.corpus import CORPUS_DIR, LANGUAGES, Corpus, load_handbook
-from retrieval.dense import DenseIndex, embed_passages
+from retrieval.dense import UPLOAD_MAX_TOKENS, DenseIndex, embed_passages, embed_query
 from retrieval.dense import status as dense_status
 from retrieval.embeddings import EMBEDDINGS_PATH, vectors_for
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
@@ -44,16 +44,18 @@ class Retrievers:
 
     @classmethod
     def build(cls, corpus: Corpus, *, vectors: np.ndarray | None = None,
-              progress: Progress | None = None, workers: int | None = None) -> Retrievers:
+              progress: Progress | None = None, workers: int | None = None,
+              max_tokens: int | None = UPLOAD_MAX_TOKENS) -> Retrievers:
         """Index ``corpus``: BM25, then the passage vectors (``vectors`` if given, else
-        embedded on ``workers`` threads, default one per core up to 2)."""
+        embedded on ``workers`` threads, default one per core up to 2, each passage read up
+        to ``max_tokens`` tokens; None: whole)."""
         bm25 = BM25Index(corpus.ids, corpus.indexed_texts)
         if progress is not None:
             progress("bm25", len(corpus), len(corpus))
         index = None
         if vectors is None and dense_status().available:
             report = None if progress is None else (lambda d, t: progress("dense", d, t))
-            vectors = embed_passages(corpus.indexed_texts, progress=report,
+            vectors = embed_passages(corpus.indexed_texts, progress=report, max_tokens=max_tokens,
                                      workers=workers or min(2, os.cpu_count() or 1))
         if vectors is not None:
             index = DenseIndex(corpus.ids, vectors)
@@ -62,6 +64,13 @@ class Retrievers:
     @property
     def systems(self) -> tuple[str, ...]:
         return SYSTEMS if self.dense is not None and dense_status().available else ("bm25",)
+
+    def prepare(self, query: str) -> None:
+        """Embed ``query`` now (the vector is cached for ``search``): the slow part of a
+        search, done before a page draws anything so that it then draws in one go."""
+        query = query.strip()
+        if query and "dense" in self.systems:
+            embed_query(query)
 
     def search(self, query: str, k: int | None = 10, *,
                weights: Mapping[str, float] | None = None,

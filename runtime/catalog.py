@@ -82,6 +82,11 @@ def lesson_number(entry: Entry) -> int | None:
     return numbered.index(entry) + 1 if entry in numbered else None
 
 
+def entry(folder: str) -> Entry:
+    """The catalogue entry of the page in ``folder`` (for a ``st.page_link`` to it)."""
+    return next(e for e in LESSONS if e.folder == folder)
+
+
 def number_of(folder: str) -> int | None:
     """The lesson number of the lesson in ``folder`` (None for a tool or an unknown folder)."""
     return next((lesson_number(e) for e in LESSONS if e.folder == folder), None)

@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from retrieval import analysis, dense
 from retrieval.bm25 import BM25Index
+from retrieval.corpus import Corpus, Passage
 from retrieval.engine import SYSTEMS, Retrievers
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from retrieval.ranking import Hit, rank
-from tests.retrieval_corpus import corpus, indexed
+from tests.retrieval_corpus import ROWS, corpus, indexed
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="session")
@@ -171,6 +178,49 @@ def test_passage_vectors_do_not_depend_on_batching_or_threads(systems):
     assert [d for d, _ in seen] == sorted(d for d, _ in seen)
 
 
+LONG_EN = " ".join(text for _, _, _, (_, text) in ROWS * 4)   # ~4 x 90 tokens
+LONG_AR = " ".join(text for _, _, _, (text, _) in ROWS * 4)
+
+
+@pytest.mark.parametrize("text", [LONG_EN, LONG_AR])
+@pytest.mark.parametrize("cap", [16, 64, 128])
+def test_head_is_the_most_whole_words_within_the_cap(systems, text, cap):
+    cut = dense.head(text, cap)
+    assert dense.token_count(text) > cap >= dense.token_count(cut) > 0
+    assert text.startswith(cut) and text[len(cut)] == " "          # after a whole word
+    one_more = text[:text.index(" ", len(cut) + 1)]
+    assert dense.token_count(one_more) > cap
+
+
+def test_head_keeps_what_fits_and_cuts_inside_one_overlong_word(systems):
+    short = ROWS[0][3][1]
+    assert dense.head(short, 128) == short
+    word = "x" * 400
+    cut = dense.head(word, 20)
+    assert word.startswith(cut) and 0 < len(cut) < len(word)
+    assert dense.token_count(cut) <= 20 < dense.token_count(cut + "x")
+
+
+def test_capped_passages_are_embedded_as_their_heads(systems):
+    texts = [LONG_EN, ROWS[1][3][1], LONG_AR]
+    capped = dense.embed_passages(texts, max_tokens=64, workers=2)
+    heads = dense.embed_passages([dense.head(t, 64) for t in texts])
+    assert np.array_equal(capped, heads)
+    whole = dense.embed_passages(texts)
+    assert np.array_equal(capped[1], whole[1])            # it fits: read whole
+    assert not np.allclose(capped[0], whole[0], atol=1e-3)
+
+
+def test_an_upload_is_read_up_to_the_cap_and_the_handbook_whole():
+    long = Corpus((Passage("a", LONG_EN), Passage("b", ROWS[2][3][1])), "en", name="long")
+    built = Retrievers.build(long)
+    expected = dense.embed_passages(long.indexed_texts, max_tokens=dense.UPLOAD_MAX_TOKENS)
+    assert np.array_equal(built.dense.vectors, expected)
+    assert dense.token_count(long.indexed_texts[0]) > dense.UPLOAD_MAX_TOKENS
+    whole = Retrievers.build(long, max_tokens=None)
+    assert np.array_equal(whole.dense.vectors, dense.embed_passages(long.indexed_texts))
+
+
 def test_concurrent_queries_give_the_same_vectors(systems):
     texts = [f"question number {i} about leave" for i in range(6)]
     alone = [dense.embed_passages([t])[0] for t in texts]
@@ -212,6 +262,34 @@ def test_search_is_deterministic(systems):
         dense.embed_query.cache_clear()
         rebuilt = Retrievers.build(corpus(lang), vectors=systems[lang].dense.vectors)
         assert [rebuilt.search(q) for q in queries] == first
+
+
+ONE_THREAD = """
+import ctypes, os, sys
+import numpy, pandas                     # as in the app: loaded before retrieval
+from retrieval import dense
+dense.embed_query("how many days of annual leave")
+gomp = next(line.split()[-1] for line in open("/proc/self/maps") if "libgomp" in line)
+print(ctypes.CDLL(gomp).omp_get_max_threads())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/maps")
+def test_the_model_runs_on_one_openmp_thread(systems):
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", ONE_THREAD], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["1"]
+
+
+def test_prepare_embeds_the_question_that_search_then_uses(systems):
+    dense.embed_query.cache_clear()
+    systems["en"].prepare("  sick leave note  ")
+    assert dense.embed_query.cache_info().misses == 1
+    found = systems["en"].search("sick leave note")
+    assert dense.embed_query.cache_info().misses == 1 and found["dense"]
+    systems["en"].prepare("   ")
+    assert dense.embed_query.cache_info().misses == 1
 
 
 def test_empty_question_finds_nothing(systems):

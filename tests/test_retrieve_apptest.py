@@ -57,9 +57,12 @@ def table(at: AppTest, key: str) -> list[list[str]]:
 
 def ranking_ids(at: AppTest, system: str) -> list[str]:
     """The passage ids of one system's drawn ranking, in order."""
-    block = next(b for b in blocks(at) if 'class="mz-rt-ranking"' in b
-                 and f'aria-label="{load_names(at)[system]}"' in b)
-    return [html.unescape(x) for x in re.findall(r'<code dir="ltr">([^<]+)</code>', block)]
+    block = next(b for b in blocks(at) if 'class="mz-rt-rankings' in b)
+    column = re.search(rf'<section class="mz-rt-col" data-system="{system}">(.*?)</section>',
+                       block, re.S)
+    assert column and f'aria-label="{load_names(at)[system]}"' in column.group(1)
+    return [html.unescape(x) for x in re.findall(r'<code dir="ltr">([^<]+)</code>',
+                                                 column.group(1))]
 
 
 def load_names(at: AppTest) -> dict[str, str]:
@@ -326,6 +329,9 @@ def test_own_corpus_questions_judgments_and_chunks():
     at.run()
     assert at.session_state["rt.own"]["systems"].systems == ("bm25", "dense", "hybrid")
     assert "Dense index ready" in alerts(at)
+    captions = bidi.strip_bidi_controls("\n".join(str(x.value) for x in at.caption))
+    assert f"up to {dense.UPLOAD_MAX_TOKENS} tokens" in captions
+    assert "In this file 0 of 12 passages are longer" in captions   # short policies
 
     at.text_input(key="rt-own-typed").set_value("how many days of annual leave")
     at.button(key="FormSubmitter:rt-own-add-Add").click().run()
@@ -398,3 +404,13 @@ def test_uploaded_text_is_escaped_and_its_line_breaks_kept_as_html():
         assert "<img" not in block and "<b>" not in block
         assert "&lt;img" in block or "&lt;b&gt;" in block
         assert "\n\n" not in block and "\r" not in block      # line breaks are <br>
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+@pytest.mark.parametrize("folder", ["two_stages", "mrr"])
+def test_lessons_1_and_3_link_here_to_see_it_for_real(folder, lang):
+    at = open_lesson(f"lessons/{folder}/page.py", {"lang": lang})
+    text = load_content(folder, lang)["see_it_for_real"]["link"]
+    links = [link for link in at.main.get("page_link") if link.proto.page == "retrieve"]
+    assert len(links) == 1
+    assert bidi.strip_bidi_controls(links[0].proto.label) == text

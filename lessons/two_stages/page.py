@@ -11,7 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lessons.two_stages import logic
-from runtime import state
+from runtime import catalog, state
 from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
@@ -30,6 +30,7 @@ from ui.quiz import quiz
 FOLDER = "two_stages"
 
 c = load_content(FOLDER)
+RETRIEVE = catalog.entry("retrieve")   # "see it for real": /retrieve
 labels = c["try_it"]["labels"]
 verdict_names = c["try_it"]["verdicts"]
 CASES = logic.cases(c)
@@ -222,6 +223,8 @@ with layout.section(c, "try_it", body=False):
 with layout.section(c, "core_idea"):
     st.markdown(logic.diagram_svg(c["diagram"], current_lang()), unsafe_allow_html=True)
     layout.markdown(c["core_idea"]["after"])
+    st.page_link(RETRIEVE.script, label=layout.label(c["see_it_for_real"]["link"]),
+                 icon=RETRIEVE.icon)
 layout.section(c, "worked_example",
                values={name: round(v, 2) for name, v in logic.worked_values().items()})
 code_path(c)

