@@ -348,3 +348,14 @@ def test_ranking_field_checks_grades():
     for bad in ("d1.2", "d1", ""):
         with pytest.raises(ValueError):
             field.parse(bad)
+
+
+def test_signed_differences_and_p_values_read_the_same_on_every_page():
+    from text.i18n import fmt_p, fmt_signed
+
+    assert [fmt_signed(x, 3) for x in (0.25, -0.1, -0.0001, 0.0)] == [
+        "+0.250", "-0.100", "0.000", "0.000"]
+    assert fmt_signed(1 / 3, 4) == "+0.3333"
+    assert [fmt_p(p, 3) for p in (0.0432, 0.0009, 0.001, None, float("nan"))] == [
+        "0.043", "< 0.001", "0.001", "—", "—"]
+    assert fmt_p(0.00002, 4) == "< 0.0001"

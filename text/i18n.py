@@ -268,6 +268,22 @@ def fmt_num(value: Any, decimals: int | None = None, *, digits: str | None = Non
     return bidi.to_arabic_digits(text) if digits == "arab" else text
 
 
+
+def fmt_signed(value: float, decimals: int) -> str:
+    """A difference with its sign: ``fmt_signed(0.25, 3)`` → ``"+0.250"``; a difference that
+    rounds to zero has none (``"0.000"``). Western digits (localized when rendered)."""
+    text = f"{value:+.{decimals}f}"
+    return text[1:] if float(text) == 0 else text
+
+
+def fmt_p(p: float | None, decimals: int) -> str:
+    """A p-value: ``"0.043"``, ``"< 0.001"`` below what ``decimals`` can show, ``"—"`` when
+    there is none (``None`` or NaN)."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "—"
+    floor = 10.0 ** -decimals
+    return f"< {floor:.{decimals}f}" if p < floor else f"{p:.{decimals}f}"
+
 def fill(text: str, values: Mapping[str, Any] | None = None, *, decimals: int | None = None) -> str:
     """Replace ``{{name}}`` placeholders in lesson Markdown.
 

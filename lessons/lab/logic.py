@@ -26,6 +26,7 @@ from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
 from metrics.significance import holm
 from runtime import catalog
+from text.i18n import fmt_p, fmt_signed
 from ui import charts, scroll
 from ui.charts import PALETTE
 
@@ -568,14 +569,11 @@ def fused_file(run: Loaded, name: str) -> str:
 
 
 def signed(x: float, decimals: int = DECIMALS) -> str:
-    text = f"{x:+.{decimals}f}"
-    return text[1:] if float(text) == 0 else text
+    return fmt_signed(x, decimals)
 
 
 def p_text(p: float | None) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "—"
-    return "< 0.0001" if p < 0.0001 else f"{p:.{DECIMALS}f}"
+    return fmt_p(p, DECIMALS)
 
 
 def p_relation(p: float | None) -> str:

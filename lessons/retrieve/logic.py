@@ -31,7 +31,7 @@ from retrieval.engine import SYSTEMS, Retrievers, load_bundled
 from retrieval.fusion import reciprocal_rank_fusion
 from retrieval.ranking import Hit
 from retrieval.upload import MAX_BYTES, Chunking, Upload, parse_upload
-from text.i18n import fill
+from text.i18n import fill, fmt_p, fmt_signed
 
 __all__ = [
     "DEFAULT_K", "GRADES", "KINDS", "MAX_BYTES", "MAX_K", "MAX_QUESTION_CHARS", "MAX_WEIGHT",
@@ -372,14 +372,11 @@ def cached_overview(pair: str, k: int, weights: tuple[tuple[str, float], ...],
 
 
 def signed(x: float, decimals: int = 3) -> str:
-    text = f"{x:+.{decimals}f}"
-    return text[1:] if float(text) == 0 else text
+    return fmt_signed(x, decimals)
 
 
 def p_text(p: float | None) -> str:
-    if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "—"
-    return "< 0.001" if p < 0.001 else f"{p:.3f}"
+    return fmt_p(p, 3)
 
 
 def _wins(per: Mapping[str, pd.DataFrame], measure: str, a: str, b: str,
