@@ -290,7 +290,7 @@ async def instructor(base: str, res: Result) -> tuple[Client, str]:
     await host.rerun()
     role = host.wid("live-role")
     await host.rerun(set_state={role: WidgetState(
-        id=role, string_array_value={"data": ["The instructor: run a session"]})})
+        id=role, string_array_value={"data": ["The teacher: run a session"]})})
     await host.rerun(triggers=(host.wid("live-start"),))
     code = next(m.group(0) for _, t in host.texts
                 for m in [re.search(r"(?<=mz-live-code\" dir=\"ltr\">)[A-Z0-9]{6}", t)] if m)

@@ -352,7 +352,7 @@ def test_every_page_passes_the_content_security_policy(classroom, browser):
         assert violations == [], (link, lang, violations)
     # the live page's instructor view: the QR code (inline SVG) and the projector
     page.goto(f"{classroom.base}/live?lang=en")
-    page.get_by_role("radio", name="The instructor: run a session").click()
+    page.get_by_role("radio", name="The teacher: run a session").click()
     page.get_by_role("button", name="Start a new session").click()
     expect(page.locator(".mz-live-join svg")).to_be_visible(timeout=30_000)
     assert page.evaluate("window.__csp") == []

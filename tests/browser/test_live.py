@@ -55,7 +55,7 @@ def shows(page: Page, text: str, timeout: float = 15) -> None:
 
 def start_session(page: Page, url: str, lang: str = "en") -> str:
     page.goto(f"{url}{PATH}?lang={lang}")
-    page.get_by_role("radio", name="The instructor: run a session" if lang == "en"
+    page.get_by_role("radio", name="The teacher: run a session" if lang == "en"
                      else "المدرّس: أدير جلسة").click()
     page.get_by_role("button", name="Start a new session" if lang == "en"
                      else "ابدأ جلسة جديدة").click()
