@@ -5,6 +5,8 @@ Used by the widget's own tests and by every lesson page that has a ranking.
 
 from __future__ import annotations
 
+import time
+
 from playwright.sync_api import Page
 
 
@@ -18,6 +20,45 @@ def centre(locator) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
+IDLE_JS = "!document.querySelector('[data-testid=stStatusWidget] svg')"   # no script running
+TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
+# Is the point inside the element, as the browser hit-tests it (in the element's own tree)?
+HITS_JS = """(el, [x, y]) => {
+  const hit = (el.getRootNode().elementFromPoint || document.elementFromPoint).call(
+      el.getRootNode(), x, y);
+  return !!hit && (el === hit || el.contains(hit));
+}"""
+
+
+def steady_centre(page: Page, locator, timeout_s: float = 20) -> tuple[float, float]:
+    """The centre of ``locator`` once the app is idle and the element has stopped moving, and
+    the browser would hit it there. On a loaded machine a rerun, a late chart or a wheel scroll
+    can still move the page after a first measurement: a press at stale coordinates lands on
+    another element and the drag silently never starts."""
+    page.wait_for_function(IDLE_JS, timeout=timeout_s * 1000)
+    deadline = time.monotonic() + timeout_s
+    last = None
+    while True:
+        page.evaluate(TWO_FRAMES_JS)
+        box = locator.bounding_box()
+        if box is not None and box == last:
+            point = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            if locator.evaluate(HITS_JS, list(point)):
+                return point
+        last = box
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{locator} never held still where it can be pressed: {box}")
+
+
+def press_point(page: Page, locator) -> tuple[float, float]:
+    """Where to press ``locator`` to start a drag: scrolled to the middle of the screen first,
+    then :func:`steady_centre`. A row pressed near the bottom edge (or under the sticky strip)
+    starts the editor's auto-scroll as soon as the pointer moves, and how far the page scrolls
+    before the next move depends on the machine's speed: the drop lands a row off."""
+    locator.evaluate("e => e.scrollIntoView({block: 'center', inline: 'nearest'})")
+    return steady_centre(page, locator)
+
+
 def drop_point(page: Page, src: str, dst: str) -> tuple[float, float]:
     """Where to release `src` so that it lands at `dst`'s rank: just past `dst`'s centre."""
     ids = page.locator(".rk-item").evaluate_all("els => els.map(e => e.dataset.id)")
@@ -26,8 +67,7 @@ def drop_point(page: Page, src: str, dst: str) -> tuple[float, float]:
 
 
 def mouse_drag(page: Page, src: str, dst: str, *, grip: str = ".rk-handle", steps: int = 8) -> None:
-    page.locator(".rk-root").first.scroll_into_view_if_needed()
-    x0, y0 = centre(item(page, src).locator(grip))
+    x0, y0 = press_point(page, item(page, src).locator(grip))
     _, y1 = drop_point(page, src, dst)
     page.mouse.move(x0, y0)
     page.mouse.down()

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from teaching import exercises as E
 from teaching import mistakes
-from tests.browser.interact import centre, drop_point, item
+from tests.browser.interact import centre, drop_point, item, press_point
 
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
@@ -206,11 +206,8 @@ def test_the_strip_stays_in_view_while_dragging_and_shows_the_change(
         rows = page.locator(".rk-item") if path != "/mrr" else page.locator(
             ".st-key-mrr-col-hybrid .rk-item")
         source = rows.filter(has=page.locator(f'.rk-id:text-is("{src}")')).first
-        source.scroll_into_view_if_needed()
-        page.mouse.wheel(0, 200)                    # scrolled down: the strip is stuck on top
-        page.wait_for_timeout(300)
-        source.scroll_into_view_if_needed()
-        x0, y0 = centre(source.locator(".rk-handle"))
+        # the row in the middle of the screen: the page is scrolled down, the strip stuck on top
+        x0, y0 = press_point(page, source.locator(".rk-handle"))
         target = rows.filter(has=page.locator(f'.rk-id:text-is("{dst}")')).first
         page.mouse.move(x0, y0)
         page.mouse.down()
@@ -343,8 +340,7 @@ def test_a_long_press_on_the_row_drags_it_and_a_swipe_scrolls(browser, app_url, 
         page.evaluate(SETTLED_JS)
         expect(page.locator(order)).to_have_text(["d7", "d2", "d9", "d4", "d1"])
         # a press held still, then a move: the row follows the finger (no handle needed)
-        item(page, "d4").scroll_into_view_if_needed()
-        x0, y0 = centre(item(page, "d4").locator(".rk-main"))
+        x0, y0 = press_point(page, item(page, "d4").locator(".rk-main"))
         _, y1 = drop_point(page, "d4", "d7")
         steps = [(x0, y0 + (y1 - y0) * i / 10) for i in range(11)]
         touch(page, steps, hold_ms=500)

@@ -171,7 +171,7 @@ def record_frames(page: Page) -> list[bytes]:
     return frames
 
 
-def kept(page: Page, script: str, timeout: float = 20) -> dict:
+def kept(page: Page, script: str, timeout: float = 45) -> dict:
     """What this browser keeps under ``script``'s storage key, once it keeps it (the bridge
     writes after the run that made the value)."""
     deadline = time.monotonic() + timeout

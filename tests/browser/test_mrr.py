@@ -10,7 +10,7 @@ import time
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.browser.interact import centre, touch_drag
+from tests.browser.interact import centre, press_point, touch_drag
 
 PATH = "/mrr"
 
@@ -41,8 +41,7 @@ def order(scope: Locator) -> list[str]:
 
 def mouse_drag(page: Page, scope: Locator, src: str, dst: str, steps: int = 8) -> None:
     """Drag ``src`` by its rank badge onto ``dst``'s place, inside one ranking widget."""
-    row(scope, src).scroll_into_view_if_needed()
-    x0, y0 = centre(row(scope, src).locator(".rk-handle"))
+    x0, y0 = press_point(page, row(scope, src).locator(".rk-handle"))
     ids = order(scope)
     _, y1 = centre(row(scope, dst))
     y1 += 6 if ids.index(src) < ids.index(dst) else -6
