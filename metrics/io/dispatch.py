@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
 from metrics.errors import FormatError
@@ -20,6 +21,9 @@ from metrics.io.sniff import (
 )
 from metrics.io.source import Source
 from metrics.io.trec import read_trec
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 
 def read(source, kind: str, max_bytes: int | None) -> pd.DataFrame:

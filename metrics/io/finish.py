@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from metrics import _checked
+from metrics._dependencies import load_pandas
 from metrics._hashing import (
     differs_from_previous,
     hash_strings,
@@ -25,7 +26,10 @@ from metrics._hashing import (
     take,
 )
 from metrics.errors import MAX_PROBLEMS, FormatError
-from metrics.io.common import STR, Problems, clip
+from metrics.io.common import Problems, clip
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 Lines = Callable[[np.ndarray], list]
 
@@ -128,10 +132,12 @@ def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.n
     problems.raise_if_any()
     if not values.flags.writeable:
         values = values.copy()
-    names = pd.Index(pd.array(categories, dtype=STR), dtype=STR)
+    pd = load_pandas()
+    text = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default str dtype
+    names = pd.Index(pd.array(categories, dtype=text), dtype=text)
     frame = pd.DataFrame({
         "query_id": pd.Categorical.from_codes(codes, categories=names, validate=False),
-        "doc_id": pd.array(doc, dtype=STR),  # zero-copy: the Arrow strings themselves
+        "doc_id": pd.array(doc, dtype=text),  # zero-copy: the Arrow strings themselves
         "score" if kind == "run" else "grade": values,
     }, copy=False)
     _checked.register(frame, hashes)  # evaluate() trusts these checks for this frame only

@@ -6,17 +6,22 @@ docno grade``, exactly four. A line whose first non-blank character is ``#`` is 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from metrics._dependencies import while_pandas_loads
 from metrics.errors import FormatError
 from metrics.io.common import BLOCK, WS, Problems, memory_pool
 from metrics.io.finish import convert, finish, query_codes
 from metrics.io.lines import parse_as_text, row_lines
 from metrics.io.source import Source, reason
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 _SPACE, _LF, _HASH = 32, 10, 35
 
@@ -51,12 +56,15 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
     table = None
     body: bytes | None = None
     if clean:  # the fast path: pyarrow straight from the file (or the bytes)
-        try:
+
+        def parse_clean() -> pa.Table:
             if src.path is not None:
                 with pa.OSFile(src.path, "r") as stream:
-                    table = parse(stream, delim)
-            else:
-                table = parse(pa.py_buffer(src.data()), delim)
+                    return parse(stream, delim)
+            return parse(pa.py_buffer(src.data()), delim)
+
+        try:  # in a fresh process pandas loads meanwhile: both cores work
+            table = while_pandas_loads(parse_clean)
         except OSError as err:
             raise FormatError("unreadable_file", path=str(src.path), reason=reason(err)) from None
         except pa.ArrowException:
