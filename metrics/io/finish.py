@@ -7,7 +7,6 @@ Each check reports every bad row it finds (up to ``MAX_PROBLEMS`` of its kind) w
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,6 @@ import pyarrow.compute as pc
 from metrics import _checked
 from metrics._dependencies import load_pandas
 from metrics._hashing import (
-    differs_from_previous,
     hash_strings,
     maybe_repeated,
     pair_hash,
@@ -155,14 +153,7 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
     if pa.types.is_dictionary(query.type):
         query = query.cast(pa.large_string())
     n = len(query)
-    chunks = [c for c in query.chunks if len(c)]
-    differs = np.concatenate([differs_from_previous(c) for c in chunks]) if chunks else (
-        np.zeros(0, bool))
-    pos = 0
-    for before, chunk in itertools.pairwise(chunks):  # across chunk boundaries
-        pos += len(before)
-        differs[pos] = chunk[0] != before[-1]
-    starts = np.flatnonzero(differs)
+    starts = _run_starts(query)
     if len(starts) > n // 4 + 1024:  # ids not grouped: a hash table over every row
         encoded = pc.dictionary_encode(query).unify_dictionaries()
         names = encoded.chunk(0).dictionary
@@ -179,6 +170,23 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
     codes = np.repeat(block_codes.astype(_code_type(len(categories))),
                       np.diff(np.append(starts, n)))
     return codes, categories, starts if len(starts) == len(categories) else None
+
+
+def _run_starts(column: pa.ChunkedArray) -> np.ndarray:
+    """The first row of every run of equal strings (pyarrow's run-end encoding)."""
+    starts = []
+    pos, before = 0, None
+    for chunk in column.chunks:
+        if not len(chunk):
+            continue
+        ends = pc.run_end_encode(chunk, run_end_type=pa.int64()).run_ends.to_numpy()
+        here = np.concatenate(([0], ends[:-1])) + pos
+        if before is not None and chunk[0] == before[-1]:  # a run across the chunk boundary
+            here = here[1:]
+        starts.append(here)
+        pos += len(chunk)
+        before = chunk
+    return np.concatenate(starts) if starts else np.zeros(0, np.int64)
 
 
 def _code_type(n_categories: int) -> type:
