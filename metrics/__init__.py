@@ -31,6 +31,7 @@ import importlib
 import sys
 import types
 
+from metrics import _dependencies
 from metrics.errors import FormatError, MetricError
 
 # Every public name and the module it lives in, imported on first use (PEP 562): ``import
@@ -64,16 +65,22 @@ __all__ = [
 
 def __getattr__(name: str):
     if name in _HOME:
-        value = getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+        value = getattr(_load(_HOME[name]), name)
         globals()[name] = value
         return value
     if not name.startswith("__"):  # a submodule, as ``metrics.report``
         try:
-            return importlib.import_module(f"{__name__}.{name}")
+            return _load(name)
         except ModuleNotFoundError as err:
             if err.name != f"{__name__}.{name}":
                 raise
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _load(module: str) -> types.ModuleType:
+    if module != "io":  # (the readers load pandas while pyarrow parses)
+        _dependencies.load_pandas()
+    return importlib.import_module(f"{__name__}.{module}")
 
 
 def __dir__() -> list[str]:

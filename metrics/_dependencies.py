@@ -18,17 +18,16 @@ _lock = threading.Lock()
 
 
 def load_pandas():
-    """The pandas module, imported on first call (safe from several threads at once)."""
-    pandas = sys.modules.get("pandas")
-    if pandas is not None and not getattr(pandas.__spec__, "_initializing", False):
-        return pandas
+    """The pandas module, imported on first call as described above (any thread may call)."""
     with _lock:
-        collecting = gc.isenabled()
-        gc.disable()
+        fresh = "pandas" not in sys.modules  # else loaded, or loading (the import waits)
+        pause = fresh and gc.isenabled()
+        if pause:
+            gc.disable()
         try:
             import pandas
         finally:
-            if collecting:
+            if pause:
                 gc.freeze()    # everything alive now, pandas' objects included ...
                 gc.unfreeze()  # ... to the oldest generation, without a scan
                 gc.enable()
