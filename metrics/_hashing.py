@@ -113,13 +113,21 @@ def maybe_repeated(codes: np.ndarray, starts: np.ndarray | None, hashes: np.ndar
             # 32 of the 64 bits (any half would do), read in place
             top = np.ascontiguousarray(hashes).view(np.uint32)[1::2]
             if np.all(sizes == width):
-                matrix = top.reshape(len(starts), width).copy()
+                rows = top.reshape(len(starts), width)
+                matrix = np.empty(rows.shape, np.uint32)
             else:
+                rows = None
                 matrix = np.full((len(starts), width), np.iinfo(np.uint32).max, np.uint32)
                 block = np.repeat(np.arange(len(starts)), sizes)
                 matrix[block, np.arange(n) - starts[block]] = top
-            half = len(matrix) // 2  # each row sorted in place, half the rows per thread
-            in_parallel([lambda: matrix[:half].sort(axis=1), lambda: matrix[half:].sort(axis=1)])
+
+            def sort_rows(part: slice) -> None:  # half the rows on each core
+                if rows is not None:
+                    matrix[part] = rows[part]
+                matrix[part].sort(axis=1)
+
+            half = len(matrix) // 2
+            in_parallel([lambda: sort_rows(slice(0, half)), lambda: sort_rows(slice(half, None))])
             same = matrix[:, 1:] == matrix[:, :-1]
             if not np.all(sizes == width):
                 same &= np.arange(width - 1)[None, :] < (sizes - 1)[:, None]
