@@ -78,7 +78,9 @@ def __getattr__(name: str):
 
 
 def _load(module: str) -> types.ModuleType:
-    if module != "io":  # (the readers load pandas while pyarrow parses)
+    # pandas first, as ``_dependencies`` loads it; not for the readers (they load it while
+    # pyarrow parses) nor for the private helpers they import.
+    if module != "io" and not module.startswith("_"):
         _dependencies.load_pandas()
     return importlib.import_module(f"{__name__}.{module}")
 
