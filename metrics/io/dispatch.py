@@ -8,7 +8,6 @@ import pyarrow as pa
 
 from metrics.errors import FormatError
 from metrics.io.common import ALIASES, DELIMS, HEAD, clip
-from metrics.io.delimited import read_delimited
 from metrics.io.jsonfile import read_json
 from metrics.io.sniff import (
     check_encoding,
@@ -59,6 +58,8 @@ def dispatch(src: Source, kind: str) -> pd.DataFrame:
                 raise
     header = find_header(text)
     if header is not None:
+        from metrics.io.delimited import read_delimited  # (loads pyarrow.compute)
+
         return read_delimited(src, kind, header, number)
     fields = text.split()
     other = other_trec_eval_file(fields)

@@ -3,6 +3,10 @@ repeated (query, doc) pair; then the DataFrame.
 
 Each check reports every bad row it finds (up to ``MAX_PROBLEMS`` of its kind) with its line;
 ``lines(rows)`` maps rows of the parsed columns to their 1-based lines (None for JSON).
+
+``pyarrow.compute`` is imported where it is used, not here: it takes some 40 ms to load, which
+a fresh process spends better while pyarrow parses the file (pandas loads it then, see
+``metrics._dependencies``).
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from metrics import _checked
 from metrics._dependencies import load_pandas
@@ -42,6 +45,8 @@ def convert(raw: pa.Array, kind: str, decimal_comma: bool, lines: Lines, problem
     does not convert is reported, and 0 stands in for it (so that the other checks still see
     the rest); None when even that fails. ``decimal_comma``: "0,5" is 0.5 when the whole
     column reads that way (the separator is not a comma)."""
+    import pyarrow.compute as pc  # see the module's docstring
+
     variants = [raw] + ([pc.replace_substring(raw, ",", ".")] if decimal_comma else [])
     for arr in variants:
         values = _cast(arr, kind)
@@ -75,6 +80,8 @@ def _cast(arr: pa.Array, kind: str) -> np.ndarray | None:
 
 
 def _cast_one_float(arr: pa.Array) -> np.ndarray | None:
+    import pyarrow.compute as pc  # see the module's docstring
+
     try:
         return pc.cast(arr, pa.float64()).to_numpy()
     except pa.ArrowInvalid:
@@ -82,6 +89,8 @@ def _cast_one_float(arr: pa.Array) -> np.ndarray | None:
 
 
 def _cast_one_grade(arr: pa.Array) -> np.ndarray | None:
+    import pyarrow.compute as pc  # see the module's docstring
+
     try:
         return pc.cast(arr, pa.int64()).to_numpy()
     except pa.ArrowInvalid:
@@ -148,8 +157,10 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
 
     Returns (codes per row, categories, block starts); the block starts are the first row of
     each query when every query's rows sit together (as in any TREC file), else None. Such
-    files are read block by block: each row is compared with the one before (exactly, 8 bytes
-    at a time), and only the few block names are sorted."""
+    files are read block by block: runs of equal ids come from pyarrow's run-end encoding,
+    and only the few block names are sorted."""
+    import pyarrow.compute as pc  # see the module's docstring
+
     if pa.types.is_dictionary(query.type):
         query = query.cast(pa.large_string())
     n = len(query)
@@ -174,6 +185,8 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
 
 def _run_starts(column: pa.ChunkedArray) -> np.ndarray:
     """The first row of every run of equal strings (pyarrow's run-end encoding)."""
+    import pyarrow.compute as pc  # see the module's docstring
+
     starts = []
     pos, before = 0, None
     for chunk in column.chunks:

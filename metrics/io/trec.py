@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics._dependencies import while_pandas_loads
@@ -73,6 +72,8 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
             table = None
     codes = scores = None
     if table is not None:
+        import pyarrow.compute as pc  # loaded by now (see metrics.io.finish)
+
         codes, scores = _codes_and_scores(table, value_col if kind == "run" else None)
         if pc.any(pc.starts_with(codes[1], "#")).as_py():
             table = codes = scores = None  # comment lines that happened to have the right fields
