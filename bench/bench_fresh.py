@@ -117,13 +117,21 @@ def main() -> None:
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.repeat} rounds, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     times: dict[str, list[dict[str, float]]] = {name: [] for name in PROGRAMS}
-    for i in range(args.repeat):
-        for name in (PROGRAMS if i % 2 == 0 else reversed(PROGRAMS)):
-            pressure = wait_for_quiet(args.quiet, args.patience)
-            times[name].append({**once(name, run, qrels), "pressure": pressure or 0.0})
-        print(f"  round {i + 1}: " + ", ".join(
-            f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
-            for n, t in times.items()), flush=True)
+    try:
+        for i in range(args.repeat):
+            done = {}
+            for name in (PROGRAMS if i % 2 == 0 else reversed(PROGRAMS)):
+                pressure = wait_for_quiet(args.quiet, args.patience)
+                done[name] = {**once(name, run, qrels), "pressure": pressure or 0.0}
+            for name, t in done.items():
+                times[name].append(t)
+            print(f"  round {i + 1}: " + ", ".join(
+                f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
+                for n, t in times.items()), flush=True)
+    except KeyboardInterrupt:  # Ctrl-C: the table of the rounds completed so far
+        if not times["mizan"]:
+            raise
+        print(f"  interrupted: {len(times['mizan'])} complete rounds", flush=True)
 
     def stat(name: str, key: str, how=statistics.median) -> float:
         return how(t[key] for t in times[name])
