@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -117,6 +118,7 @@ def main() -> None:
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.repeat} rounds, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     times: dict[str, list[dict[str, float]]] = {name: [] for name in PROGRAMS}
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with "&"
     try:
         for i in range(args.repeat):
             done = {}
@@ -128,7 +130,7 @@ def main() -> None:
             print(f"  round {i + 1}: " + ", ".join(
                 f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
                 for n, t in times.items()), flush=True)
-    except KeyboardInterrupt:  # Ctrl-C: the table of the rounds completed so far
+    except KeyboardInterrupt:  # Ctrl-C or kill -INT: the table of the rounds completed so far
         if not times["mizan"]:
             raise
         print(f"  interrupted: {len(times['mizan'])} complete rounds", flush=True)
