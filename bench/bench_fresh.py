@@ -4,6 +4,7 @@
     python bench/bench_fresh.py --small         # 500 queries x 1,000 docs
     python bench/bench_fresh.py --repeat 11
     python bench/bench_fresh.py --quiet 20      # each run waits for a quiet moment (Linux PSI)
+    python bench/bench_fresh.py --quiet 20 --patience 120   # ... but at most 2 minutes
 
 Each run is a new Python process that imports the library, reads the TREC run and qrels files
 and computes P@10, R@100, RR@10, AP and nDCG@10 for every query, and nothing else:
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -67,7 +69,8 @@ def cpu_pressure() -> float | None:
 
 
 def wait_for_quiet(limit: float | None, patience: float = 900) -> float | None:
-    """Wait (at most ``patience`` seconds) until CPU pressure is below ``limit`` percent."""
+    """Wait (at most ``patience`` seconds) until CPU pressure is below ``limit`` percent; the
+    pressure then."""
     deadline = time.monotonic() + patience
     while limit is not None and time.monotonic() < deadline:
         pressure = cpu_pressure()
@@ -100,6 +103,8 @@ def main() -> None:
                     help="before each run, wait until CPU pressure (PSI, some avg10) is below "
                          "PCT percent (at most 15 min): on a shared machine, both contestants "
                          "then run in its quieter moments")
+    ap.add_argument("--patience", type=float, default=900, metavar="S",
+                    help="with --quiet: wait at most S seconds before each run (default 900)")
     args, _ = ap.parse_known_args()  # run_all.py passes every benchmark's arguments on
 
     import make_data
@@ -113,22 +118,33 @@ def main() -> None:
           f"python {sys.version.split()[0]}, {os.cpu_count()} cores, {args.repeat} rounds, "
           f"load average {os.getloadavg()[0]:.1f}", flush=True)
     times: dict[str, list[dict[str, float]]] = {name: [] for name in PROGRAMS}
-    for i in range(args.repeat):
-        for name in (PROGRAMS if i % 2 == 0 else reversed(PROGRAMS)):
-            pressure = wait_for_quiet(args.quiet)
-            times[name].append({**once(name, run, qrels), "pressure": pressure or 0.0})
-        print(f"  round {i + 1}: " + ", ".join(
-            f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
-            for n, t in times.items()), flush=True)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with "&"
+    try:
+        for i in range(args.repeat):
+            done = {}
+            for name in (PROGRAMS if i % 2 == 0 else reversed(PROGRAMS)):
+                pressure = wait_for_quiet(args.quiet, args.patience)
+                done[name] = {**once(name, run, qrels), "pressure": pressure or 0.0}
+            for name, t in done.items():
+                times[name].append(t)
+            print(f"  round {i + 1}: " + ", ".join(
+                f"{n} {t[-1]['wall']:.2f} s (CPU pressure {t[-1]['pressure']:.0f} %)"
+                for n, t in times.items()), flush=True)
+    except KeyboardInterrupt:  # Ctrl-C or kill -INT: the table of the rounds completed so far
+        if not times["mizan"]:
+            raise
+        print(f"  interrupted: {len(times['mizan'])} complete rounds", flush=True)
 
     def stat(name: str, key: str, how=statistics.median) -> float:
         return how(t[key] for t in times[name])
 
-    print("\n| fresh process, end to end | best s | median s | median CPU s | peak MB |")
-    print("|---|---:|---:|---:|---:|")
+    print("\n| fresh process, end to end | best s | median s | median CPU s | peak MB | "
+          "CPU pressure at start, median / max % |")
+    print("|---|---:|---:|---:|---:|---:|")
     for name in PROGRAMS:
         print(f"| {name} | {stat(name, 'wall', min):.2f} | {stat(name, 'wall'):.2f} | "
-              f"{stat(name, 'cpu'):.2f} | {stat(name, 'peak_mb', max):.0f} |")
+              f"{stat(name, 'cpu'):.2f} | {stat(name, 'peak_mb', max):.0f} | "
+              f"{stat(name, 'pressure'):.0f} / {stat(name, 'pressure', max):.0f} |")
     ratio = stat("pytrec_eval", "wall") / stat("mizan", "wall")
     best = stat("pytrec_eval", "wall", min) / stat("mizan", "wall", min)
     cpu = stat("pytrec_eval", "cpu") / stat("mizan", "cpu")

@@ -23,19 +23,35 @@ the table as Markdown, LaTeX or CSV and a per-query table as ``trec_eval -q`` ou
 Measure names: Mizan's (``P@5``, ``nDCG(gain=exponential)@10``), ir_measures' (``AP@10``,
 ``RR@10``, ``Success@5``, ``Judged@10``, ``IPrec@0.5``) and trec_eval's (``map``, ``P_5``,
 ``ndcg_cut_10``, ``recip_rank``, ``iprec_at_recall_0.50``), all parsed by ``registry.parse``
-from ``measures.toml``. ``read_run``/``read_qrels`` (``metrics.io``) load pyarrow on first use.
+from ``measures.toml``. Each name is imported on first use: ``import metrics`` alone loads no
+numpy, pandas or pyarrow.
 """
 
-from metrics import _dependencies  # noqa: F401  (first: it loads pandas, see there)
-from metrics.binary import f1, hit_rate, judged, precision, r_precision, recall
-from metrics.compare import Comparison, RunComparison, compare, compare_runs
+import importlib
+import sys
+import types
+
+from metrics import _dependencies
 from metrics.errors import FormatError, MetricError
-from metrics.evaluate import evaluate
-from metrics.fusion import fuse
-from metrics.graded import dcg, discount, gain_of, idcg, ndcg
-from metrics.rank import average_precision, bpref, interpolated_precision, reciprocal_rank
-from metrics.registry import REGISTRY, Measure, MeasureSpec, parse
-from metrics.summary import ELEVEN_POINTS, PRCurve, Summary, pr_curve, summarize
+
+# Every public name and the module it lives in, imported on first use (PEP 562): ``import
+# metrics`` loads neither numpy, pandas nor pyarrow, so ``read_run`` can load pandas while
+# pyarrow parses the file (a quarter of a second of a fresh process, see ``metrics.io.trec``).
+_HOMES = {
+    "binary": ("f1", "hit_rate", "judged", "precision", "r_precision", "recall"),
+    "compare": ("Comparison", "RunComparison", "compare", "compare_runs"),
+    "evaluate": ("evaluate",),
+    "fusion": ("fuse",),
+    "graded": ("dcg", "discount", "gain_of", "idcg", "ndcg"),
+    "io": ("read_qrels", "read_run"),
+    "rank": ("average_precision", "bpref", "interpolated_precision", "reciprocal_rank"),
+    "registry": ("REGISTRY", "Measure", "MeasureSpec", "parse"),
+    "summary": ("ELEVEN_POINTS", "PRCurve", "Summary", "pr_curve", "summarize"),
+}
+_HOME = {name: module for module, names in _HOMES.items() for name in names}
+# Modules that ``import metrics`` used to load, and so listed by ``dir(metrics)``.
+_MODULES = ("binary", "counts", "errors", "fusion", "graded", "rank", "registry",
+            "significance", "summary")
 
 __all__ = [
     "ELEVEN_POINTS", "REGISTRY", "Comparison", "FormatError", "Measure", "MeasureSpec",
@@ -46,17 +62,42 @@ __all__ = [
     "summarize",
 ]
 
-_READERS = ("read_run", "read_qrels")
-
 
 def __getattr__(name: str):
-    # The file readers load pyarrow; import them only when used.
-    if name in _READERS:
-        from metrics import io
+    if name in _HOME:
+        value = getattr(_load(_HOME[name]), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__"):  # a submodule, as ``metrics.report``
+        try:
+            return _load(name)
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-        return getattr(io, name)
-    raise AttributeError(f"module 'metrics' has no attribute {name!r}")
+
+def _load(module: str) -> types.ModuleType:
+    # pandas first, as ``_dependencies`` loads it; not for the readers (they load it while
+    # pyarrow parses) nor for the private helpers they import.
+    if module != "io" and not module.startswith("_"):
+        _dependencies.load_pandas()
+    return importlib.import_module(f"{__name__}.{module}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_READERS))
+    return sorted(set(globals()) | set(_HOME) | set(_MODULES))
+
+
+class _Package(types.ModuleType):
+    """``metrics.evaluate`` and ``metrics.compare`` are the functions, though modules of the
+    same names exist: importing such a module binds it on the package (``setattr``), and this
+    binds the function instead."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if _HOME.get(name) == name and isinstance(value, types.ModuleType):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

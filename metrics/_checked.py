@@ -14,9 +14,12 @@ from __future__ import annotations
 import weakref
 import zlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ def _parts(frame: pd.DataFrame):
         queries = frame["query_id"].array
     except (KeyError, AttributeError):
         return None
+    import pandas as pd  # loaded already: there is a frame
+
     if not isinstance(queries, pd.Categorical):
         return None
     return docs, np.ascontiguousarray(queries.codes)

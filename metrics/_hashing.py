@@ -55,21 +55,6 @@ def _words(arr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return words, offsets[:-1] - (lo - 8), offsets[1:] - offsets[:-1]
 
 
-def differs_from_previous(arr) -> np.ndarray:
-    """For each string of one Arrow chunk: is it different from the one before (the first:
-    True)? Exact: lengths, then 8 bytes at a time."""
-    words, starts, lens = _words(arr)
-    differs = np.ones(len(arr), bool)
-    if len(arr) < 2:
-        return differs
-    np.not_equal(lens[1:], lens[:-1], out=differs[1:])
-    for k in range(0, int(lens.max()), 8):
-        word = words[np.minimum(starts + k, len(words) - 1)]  # past the end: masked to 0
-        word &= _MASKS[np.clip(lens - k, 0, 8)]
-        differs[1:] |= word[1:] != word[:-1]
-    return differs
-
-
 def _hash_chunk(arr, h: np.ndarray) -> None:
     """Hash the strings of one Arrow chunk into ``h``: the length and the first 8 bytes, then
     for longer ids the 8-byte words in between and the last 8 bytes (which may overlap the
@@ -128,12 +113,21 @@ def maybe_repeated(codes: np.ndarray, starts: np.ndarray | None, hashes: np.ndar
             # 32 of the 64 bits (any half would do), read in place
             top = np.ascontiguousarray(hashes).view(np.uint32)[1::2]
             if np.all(sizes == width):
-                matrix = np.sort(top.reshape(len(starts), width), axis=1)
+                rows = top.reshape(len(starts), width)
+                matrix = np.empty(rows.shape, np.uint32)
             else:
+                rows = None
                 matrix = np.full((len(starts), width), np.iinfo(np.uint32).max, np.uint32)
                 block = np.repeat(np.arange(len(starts)), sizes)
                 matrix[block, np.arange(n) - starts[block]] = top
-                matrix.sort(axis=1)
+
+            def sort_rows(part: slice) -> None:  # half the rows on each core
+                if rows is not None:
+                    matrix[part] = rows[part]
+                matrix[part].sort(axis=1)
+
+            half = len(matrix) // 2
+            in_parallel([lambda: sort_rows(slice(0, half)), lambda: sort_rows(slice(half, None))])
             same = matrix[:, 1:] == matrix[:, :-1]
             if not np.all(sizes == width):
                 same &= np.arange(width - 1)[None, :] < (sizes - 1)[:, None]

@@ -39,6 +39,7 @@ from metrics.errors import MetricError
 from metrics.registry import MeasureSpec, parse
 
 MISSING_POLICIES = ("zero", "skip")
+_SPREAD = np.uint64(0x9E3779B97F4A7C15)  # odd: spreads query codes over the buckets
 
 
 # --- input: a DataFrame or a dict, as one normalised form ---------------------------------------
@@ -349,20 +350,28 @@ class _Prepared:
               keys: np.ndarray, key_order: np.ndarray, position: np.ndarray | None, docs):
         """Ranked rows that have a judgment: (rows, their query, their judgment's row).
 
-        A table of doc-hash buckets rules out most rows with one gather; the rest are looked
-        up by (query, doc) key in a hash table and confirmed on the text of the ids."""
+        A table of (query, doc) buckets rules out most rows with one gather (a judged doc
+        retrieved for another query too); the rest are looked up by (query, doc) key in a hash
+        table and confirmed on the text of the ids."""
         bits = max(16, int(np.ceil(np.log2(len(keys) + 1))) + 4)
         mask = np.uint64((1 << bits) - 1)
+
+        def slots(codes: np.ndarray, doc_hashes: np.ndarray, out: np.ndarray) -> np.ndarray:
+            wide = codes.astype(np.int64, copy=False).view(np.uint64)  # -1 wraps: fine
+            np.multiply(wide, _SPREAD, out=out)
+            np.add(out, doc_hashes, out=out)
+            return np.bitwise_and(out, mask, out=out)
+
         bucket = np.zeros(1 << bits, bool)
-        bucket[judged.hashes & mask] = True
+        bucket[slots(self.qrels_q, judged.hashes, np.empty(len(judged.hashes), np.uint64))] = True
 
         def candidates(lo: int, hi: int) -> np.ndarray:
-            step = 1 << 20  # a small buffer, reused: fresh pages are slow
+            step = 1 << 20  # small buffers, reused: fresh pages are slow
             slot = np.empty(min(step, max(hi - lo, 0)), np.uint64)
             found = []
             for a in range(lo, hi, step):
                 b = min(a + step, hi)
-                np.bitwise_and(hashes[a:b], mask, out=slot[:b - a])
+                slots(lookup[raw_q[a:b]], hashes[a:b], slot[:b - a])
                 found.append(np.flatnonzero(bucket[slot[:b - a]]) + a)
             return np.concatenate(found) if found else np.zeros(0, np.int64)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -233,6 +236,24 @@ def test_no_other_exception_escapes_a_measure(ranking, qrels, k, measure):
 def test_parse_never_raises_anything_else(text):
     with contextlib.suppress(MetricError):
         metrics.parse(text)
+
+
+def test_import_is_light_and_names_stay_functions():
+    """``import metrics`` and ``metrics.read_run`` load no pandas (``read_run`` loads it while
+    pyarrow parses, see ``metrics._dependencies``); importing the modules named like the
+    functions ``evaluate`` and ``compare`` leaves those names the functions."""
+    code = (
+        "import sys, types, metrics\n"
+        "metrics.read_run, metrics.read_qrels, metrics.FormatError\n"
+        "assert 'pandas' not in sys.modules, 'pandas loaded too early'\n"
+        "import metrics.report, metrics.summary, metrics.compare, metrics.evaluate\n"
+        "from metrics import compare, evaluate\n"
+        "for f in (metrics.compare, metrics.evaluate, compare, evaluate):\n"
+        "    assert isinstance(f, types.FunctionType), f\n"
+        "assert metrics.report.__name__ == 'metrics.report'\n"
+        "assert [n for n in metrics.__all__ if not hasattr(metrics, n)] == []\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).parent.parent)
 
 
 def test_readers_are_in_dir_and_help():

@@ -65,7 +65,7 @@ again as text on one thread to list its problems. Modules: ``source`` (the bytes
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from metrics.errors import FormatError
 from metrics.io.common import ALIASES, DEFAULT_MAX_BYTES, WS
@@ -73,6 +73,9 @@ from metrics.io.dispatch import read
 from metrics.io.lines import raise_utf8
 from metrics.io.sniff import check_encoding
 from metrics.io.source import Source
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 __all__ = ["ALIASES", "DEFAULT_MAX_BYTES", "read_qrels", "read_run", "read_text"]
 

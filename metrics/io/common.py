@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
 from metrics.errors import MAX_PROBLEMS, FormatError
 
 # A cap for untrusted input (the lab's uploads): not applied unless a caller passes it.
@@ -19,7 +16,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "grade": ("grade", "relevance", "rel", "label", "judgment", "judgement"),
 }
 
-STR = pd.StringDtype("pyarrow", na_value=np.nan)
 HEAD = 1 << 16
 BLOCK = 1 << 22  # pyarrow's CSV block: fewer, larger chunks than its 1 MB default
 DELIMS = {"\t": "tab", ",": "comma", ";": "semicolon", "|": "pipe", " ": "space"}

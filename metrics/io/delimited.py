@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -15,6 +16,9 @@ from metrics.io.lines import blank_lines, offset_of_line, parse_as_text, row_lin
 from metrics.io.sniff import Header
 from metrics.io.source import Source
 from metrics.io.trec import normalise
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 
 def read_delimited(src: Source, kind: str, header: Header, header_line: int) -> pd.DataFrame:

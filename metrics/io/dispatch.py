@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
+from typing import TYPE_CHECKING
+
 import pyarrow as pa
 
 from metrics.errors import FormatError
 from metrics.io.common import ALIASES, DELIMS, HEAD, clip
-from metrics.io.delimited import read_delimited
 from metrics.io.jsonfile import read_json
 from metrics.io.sniff import (
     check_encoding,
@@ -20,6 +20,9 @@ from metrics.io.sniff import (
 )
 from metrics.io.source import Source
 from metrics.io.trec import read_trec
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 
 def read(source, kind: str, max_bytes: int | None) -> pd.DataFrame:
@@ -55,6 +58,8 @@ def dispatch(src: Source, kind: str) -> pd.DataFrame:
                 raise
     header = find_header(text)
     if header is not None:
+        from metrics.io.delimited import read_delimited  # (loads pyarrow.compute)
+
         return read_delimited(src, kind, header, number)
     fields = text.split()
     other = other_trec_eval_file(fields)

@@ -3,21 +3,23 @@ repeated (query, doc) pair; then the DataFrame.
 
 Each check reports every bad row it finds (up to ``MAX_PROBLEMS`` of its kind) with its line;
 ``lines(rows)`` maps rows of the parsed columns to their 1-based lines (None for JSON).
+
+``pyarrow.compute`` is imported where it is used, not here: it takes some 40 ms to load, which
+a fresh process spends better while pyarrow parses the file (pandas loads it then, see
+``metrics._dependencies``).
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from metrics import _checked
+from metrics._dependencies import load_pandas
 from metrics._hashing import (
-    differs_from_previous,
     hash_strings,
     maybe_repeated,
     pair_hash,
@@ -25,7 +27,10 @@ from metrics._hashing import (
     take,
 )
 from metrics.errors import MAX_PROBLEMS, FormatError
-from metrics.io.common import STR, Problems, clip
+from metrics.io.common import Problems, clip
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 Lines = Callable[[np.ndarray], list]
 
@@ -40,6 +45,8 @@ def convert(raw: pa.Array, kind: str, decimal_comma: bool, lines: Lines, problem
     does not convert is reported, and 0 stands in for it (so that the other checks still see
     the rest); None when even that fails. ``decimal_comma``: "0,5" is 0.5 when the whole
     column reads that way (the separator is not a comma)."""
+    import pyarrow.compute as pc  # see the module's docstring
+
     variants = [raw] + ([pc.replace_substring(raw, ",", ".")] if decimal_comma else [])
     for arr in variants:
         values = _cast(arr, kind)
@@ -73,6 +80,8 @@ def _cast(arr: pa.Array, kind: str) -> np.ndarray | None:
 
 
 def _cast_one_float(arr: pa.Array) -> np.ndarray | None:
+    import pyarrow.compute as pc  # see the module's docstring
+
     try:
         return pc.cast(arr, pa.float64()).to_numpy()
     except pa.ArrowInvalid:
@@ -80,6 +89,8 @@ def _cast_one_float(arr: pa.Array) -> np.ndarray | None:
 
 
 def _cast_one_grade(arr: pa.Array) -> np.ndarray | None:
+    import pyarrow.compute as pc  # see the module's docstring
+
     try:
         return pc.cast(arr, pa.int64()).to_numpy()
     except pa.ArrowInvalid:
@@ -128,10 +139,12 @@ def finish(kind: str, query: pa.ChunkedArray, doc: pa.ChunkedArray, values: np.n
     problems.raise_if_any()
     if not values.flags.writeable:
         values = values.copy()
-    names = pd.Index(pd.array(categories, dtype=STR), dtype=STR)
+    pd = load_pandas()
+    text = pd.StringDtype("pyarrow", na_value=np.nan)  # pandas 3's default str dtype
+    names = pd.Index(pd.array(categories, dtype=text), dtype=text)
     frame = pd.DataFrame({
         "query_id": pd.Categorical.from_codes(codes, categories=names, validate=False),
-        "doc_id": pd.array(doc, dtype=STR),  # zero-copy: the Arrow strings themselves
+        "doc_id": pd.array(doc, dtype=text),  # zero-copy: the Arrow strings themselves
         "score" if kind == "run" else "grade": values,
     }, copy=False)
     _checked.register(frame, hashes)  # evaluate() trusts these checks for this frame only
@@ -144,19 +157,14 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
 
     Returns (codes per row, categories, block starts); the block starts are the first row of
     each query when every query's rows sit together (as in any TREC file), else None. Such
-    files are read block by block: each row is compared with the one before (exactly, 8 bytes
-    at a time), and only the few block names are sorted."""
+    files are read block by block: runs of equal ids come from pyarrow's run-end encoding,
+    and only the few block names are sorted."""
+    import pyarrow.compute as pc  # see the module's docstring
+
     if pa.types.is_dictionary(query.type):
         query = query.cast(pa.large_string())
     n = len(query)
-    chunks = [c for c in query.chunks if len(c)]
-    differs = np.concatenate([differs_from_previous(c) for c in chunks]) if chunks else (
-        np.zeros(0, bool))
-    pos = 0
-    for before, chunk in itertools.pairwise(chunks):  # across chunk boundaries
-        pos += len(before)
-        differs[pos] = chunk[0] != before[-1]
-    starts = np.flatnonzero(differs)
+    starts = _run_starts(query)
     if len(starts) > n // 4 + 1024:  # ids not grouped: a hash table over every row
         encoded = pc.dictionary_encode(query).unify_dictionaries()
         names = encoded.chunk(0).dictionary
@@ -173,6 +181,25 @@ def query_codes(query: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array, np.ndarra
     codes = np.repeat(block_codes.astype(_code_type(len(categories))),
                       np.diff(np.append(starts, n)))
     return codes, categories, starts if len(starts) == len(categories) else None
+
+
+def _run_starts(column: pa.ChunkedArray) -> np.ndarray:
+    """The first row of every run of equal strings (pyarrow's run-end encoding)."""
+    import pyarrow.compute as pc  # see the module's docstring
+
+    starts = []
+    pos, before = 0, None
+    for chunk in column.chunks:
+        if not len(chunk):
+            continue
+        ends = pc.run_end_encode(chunk, run_end_type=pa.int64()).run_ends.to_numpy()
+        here = np.concatenate(([0], ends[:-1])) + pos
+        if before is not None and chunk[0] == before[-1]:  # a run across the chunk boundary
+            here = here[1:]
+        starts.append(here)
+        pos += len(chunk)
+        before = chunk
+    return np.concatenate(starts) if starts else np.zeros(0, np.int64)
 
 
 def _code_type(n_categories: int) -> type:

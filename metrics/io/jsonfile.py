@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from metrics.errors import FormatError
@@ -15,6 +15,9 @@ from metrics.io.finish import finish
 from metrics.io.lines import line_of_offset
 from metrics.io.sniff import role_of
 from metrics.io.source import Source, byte_of
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 
 class _Obj(list):

@@ -6,17 +6,23 @@ docno grade``, exactly four. A line whose first non-blank character is ``#`` is 
 
 from __future__ import annotations
 
+import functools
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from metrics._dependencies import while_pandas_loads
+from metrics._hashing import in_parallel
 from metrics.errors import FormatError
 from metrics.io.common import BLOCK, WS, Problems, memory_pool
 from metrics.io.finish import convert, finish, query_codes
 from metrics.io.lines import parse_as_text, row_lines
 from metrics.io.source import Source, reason
+
+if TYPE_CHECKING:  # pandas loads only when the DataFrame is built
+    import pandas as pd
 
 _SPACE, _LF, _HASH = 32, 10, 35
 
@@ -51,21 +57,26 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
     table = None
     body: bytes | None = None
     if clean:  # the fast path: pyarrow straight from the file (or the bytes)
-        try:
+
+        def parse_clean() -> pa.Table:
             if src.path is not None:
                 with pa.OSFile(src.path, "r") as stream:
-                    table = parse(stream, delim)
-            else:
-                table = parse(pa.py_buffer(src.data()), delim)
+                    return parse(stream, delim)
+            return parse(pa.py_buffer(src.data()), delim)
+
+        try:  # in a fresh process pandas loads meanwhile: both cores work
+            table = while_pandas_loads(parse_clean)
         except OSError as err:
             raise FormatError("unreadable_file", path=str(src.path), reason=reason(err)) from None
         except pa.ArrowException:
             table = None
-    codes = None
+    codes = scores = None
     if table is not None:
-        codes = query_codes(table.column("f0"))
+        import pyarrow.compute as pc  # loaded by now (see metrics.io.finish)
+
+        codes, scores = _codes_and_scores(table, value_col if kind == "run" else None)
         if pc.any(pc.starts_with(codes[1], "#")).as_py():
-            table = codes = None  # comment lines that happened to have the right fields
+            table = codes = scores = None  # comment lines that happened to have the right fields
         else:
             table = table.drop_columns(["f0"])  # the codes replace the ids' text
     problems = Problems()
@@ -88,12 +99,22 @@ def read_trec(src: Source, kind: str, head: bytes) -> pd.DataFrame:
         return row_lines(body if body is not None else src.body())[rows].tolist()
 
     if kind == "run":
-        values = raw.to_numpy()
+        values = scores if scores is not None else raw.to_numpy()
         del raw  # the Arrow copy of the scores goes before the duplicate check
     else:
         values = _placeholder(convert(raw.combine_chunks(), kind, False, lines_of, problems,
                                       "grade"), len(raw), kind)
     return finish(kind, query, doc, values, lines_of, problems, codes=codes)
+
+
+def _codes_and_scores(table: pa.Table, score_column: str | None):
+    """The query codes (``query_codes``) and, given its column, the scores as one numpy array,
+    on two cores."""
+    tasks = [functools.partial(query_codes, table.column("f0"))]
+    if score_column is not None:
+        tasks.append(table.column(score_column).to_numpy)
+    codes, *scores = in_parallel(tasks)
+    return codes, (scores[0] if scores else None)
 
 
 def _read_with_problems(body: bytes, kind: str, names: list[str], value_col: str, parse,
