@@ -20,7 +20,7 @@ def centre(locator) -> tuple[float, float]:
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-IDLE_JS = "!document.querySelector('[data-testid=stStatusWidget] svg')"   # no script running
+IDLE_JS = "() => !document.querySelector('[data-testid=stStatusWidget] svg')"  # no script runs
 TWO_FRAMES_JS = "() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))"
 # Is the point inside the element, as the browser hit-tests it (in the element's own tree)?
 HITS_JS = """(el, [x, y]) => {

@@ -343,8 +343,9 @@ def test_every_page_passes_the_content_security_policy(classroom, browser):
         page.goto(f"{link}?lang={lang}")
         page.wait_for_selector("[data-testid=stMainBlockContainer] h1", timeout=60_000)
         # the script has finished (no status widget spinning); components and charts draw
-        page.wait_for_function("!document.querySelector('[data-testid=stStatusWidget] svg')",
-                               timeout=60_000)
+        # (a function, not an expression: Playwright evals an expression, which the CSP forbids)
+        page.wait_for_function(
+            "() => !document.querySelector('[data-testid=stStatusWidget] svg')", timeout=60_000)
         page.wait_for_timeout(500)
         charts += page.locator("[data-testid=stVegaLiteChart] canvas, "
                                "[data-testid=stVegaLiteChart] svg").count()
