@@ -145,9 +145,7 @@ def test_unknown_code_and_arabic_student_screen(browser, app_url):
     page = context.new_page()
     page.goto(f"{app_url}{PATH}?join=ZZZ999")
     expect(page.get_by_label("رمز الجلسة")).to_have_value("ZZZ999", timeout=30_000)
-    # the browser's stores have been read (their rerun comes before the click, not after it)
-    page.wait_for_function("() => [...document.querySelectorAll('.ls-root')]"
-                           ".every(e => e.dataset.state === 'read')", timeout=30_000)
+    stores_read(page)   # their rerun comes before the click, not after it
     page.get_by_role("button", name="انضمّ").click()
     shows(page, "لا توجد جلسة مفتوحة بهذا الرمز", timeout=30)
     assert page.locator("[dir=rtl][lang=ar]").count() > 0
@@ -259,11 +257,18 @@ def test_a_shared_link_carries_no_identity(browser, app_url, page):
     desk.close()
 
 
+def stores_read(page: Page) -> None:
+    """Wait until the browser's stores have been read (the bridge's rerun has happened)."""
+    page.wait_for_function("() => [...document.querySelectorAll('.ls-root')]"
+                           ".every(e => e.dataset.state === 'read')", timeout=30_000)
+
+
 def join_on(context, url: str, code: str, nickname: str) -> Page:
     page = context.new_page()
     page.set_default_timeout(20_000)
     page.goto(f"{url}{PATH}?join={code}&lang=en")
     expect(page.get_by_label("Session code")).to_have_value(code, timeout=30_000)
+    stores_read(page)   # their rerun redraws the form: it comes before the typing, not after
     page.get_by_label("Nickname (optional)").fill(nickname)
     page.get_by_role("button", name="Join").click()
     shows(page, f"You joined session {code}")
