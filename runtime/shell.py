@@ -16,7 +16,7 @@ from live import limits
 from runtime import a11y, catalog, local_store, state
 from text import bidi
 from text.i18n import STRINGS_DIR, load_content, strings, t
-from ui import charts, layout, share
+from ui import charts, layout, scroll, share
 
 __all__ = ["run"]
 
@@ -133,8 +133,12 @@ def _on_digits() -> None:
         state.request_global("digits", choice)
 
 
+_TO_TOP = "_mz_present_switched"   # the presenter view was switched: open it at the top
+
+
 def _set_present(on: bool) -> None:
     state.request_global("present", "1" if on else "0")
+    st.session_state[_TO_TOP] = st.session_state.get(_TO_TOP, 0) + 1
 
 
 def language_controls(settings: state.GlobalSettings) -> None:
@@ -223,6 +227,8 @@ def run() -> None:
         presenter_bar()
     else:
         sidebar(settings, sections)
+    if st.session_state.get(_TO_TOP):
+        scroll.to_top(key=f"mz-top-{st.session_state[_TO_TOP]}")
     local_store.begin_run()
     with layout.friendly_errors("page"):
         page.run()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import cache
 from pathlib import Path
 
-__all__ = ["KEY", "RANKING", "land"]
+__all__ = ["KEY", "RANKING", "land", "to_top"]
 
 KEY = "at"              # the URL key: which part of the page to open on
 RANKING = "ranking"     # its value for a lesson's ranking
@@ -42,6 +42,19 @@ def land(where: str, selector: str, *, key: str, covered_by: str | None = None) 
 
     if st.query_params.get(KEY) != where:
         return
+    _mount(selector, key=key, covered_by=covered_by)
+
+
+def to_top(*, key: str) -> None:
+    """Scroll the page to its top once (a new ``key`` scrolls again): the presenter view
+    switched on from a button low on the page must open on its first screen, not where
+    the page happened to be."""
+    _mount("[data-testid=stMainBlockContainer]", key=key)
+
+
+def _mount(selector: str, *, key: str, covered_by: str | None = None) -> None:
+    import streamlit as st
+
     with st.container(key="mz-land"):     # hidden (base.css): no gap in the page
         _component()(key=key, data={"selector": selector, "covered_by": covered_by or ""},
                      width="stretch", height=0)

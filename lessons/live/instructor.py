@@ -405,15 +405,34 @@ def composer(code: str, key: str) -> None:
     with st.expander(layout.label(cp["preview"])):
         screen.scenario(spec.template, dict(spec.scenario), spec.measure, heading=(
             f"#### {texts.prompt(spec.template, dict(spec.scenario), spec.measure)}"))
-    if st.button(cp["push"], type="primary", key="live-push", icon=":material/send:"):
-        try:
-            service().push_question(code, key, spec)
-            q = service().current_question(code)
-        except LiveError as err:
-            st.error(layout.label(texts.error(err.key)), icon=":material/block:")
-            return
-        except SQLAlchemyError:
-            st.error(layout.label(texts.error("database")), icon=":material/cloud_off:")
-            return
-        st.session_state.pop(projector.CACHE, None)
-        st.success(layout.label(fill(cp["pushed"], {"n": q.position if q else 1})))
+    # a callback, not the button's return value: a click whose run is cut short by the next
+    # click (Presenter view, right after Push) still pushes — callbacks run first
+    st.button(cp["push"], type="primary", key="live-push", icon=":material/send:",
+              on_click=_push, args=(code, key, spec))
+    pushed = st.session_state.pop(PUSHED, None)
+    if pushed is None:
+        return
+    outcome, value = pushed
+    if outcome == "ok":
+        st.success(layout.label(fill(cp["pushed"], {"n": value})))
+    else:
+        st.error(layout.label(texts.error(value)),
+                 icon=":material/cloud_off:" if value == "database" else ":material/block:")
+
+
+PUSHED = "live-pushed"   # the last push's outcome, shown once under the button
+
+
+def _push(code: str, key: str, spec) -> None:
+    try:
+        service().push_question(code, key, spec)
+        q = service().current_question(code)
+    except LiveError as err:
+        st.session_state[PUSHED] = ("error", err.key)
+        return
+    except SQLAlchemyError:
+        _LOG.exception("database error on push")
+        st.session_state[PUSHED] = ("error", "database")
+        return
+    st.session_state.pop(projector.CACHE, None)
+    st.session_state[PUSHED] = ("ok", q.position if q else 1)

@@ -21,6 +21,7 @@ would.
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -30,6 +31,13 @@ from runtime.local_store import local_store
 
 HOST, PHONE = "mizan-live-host", "mizan-live-me"
 MAX_HANDOVERS = 5   # the same value handed over this often unconfirmed: stop (no endless loop)
+# After a hand-over, wait this long before mounting the element again to read the value back:
+# a full run that follows at once (the phone's fragment runs inline in every full run) would
+# otherwise replace the element before the browser applied the write, and the new element
+# never writes the revision it mounts with — five hand-overs could be spent in 0.2 s.
+SETTLE_S = 1.0
+# A mount whose read never came back (a trigger lost while the machine was busy): mount again.
+READ_TIMEOUT_S = 6.0
 
 
 @dataclass
@@ -40,7 +48,9 @@ class Kept:
     wanted: str | None = None    # what it should hold (None: whatever it holds)
     rev: int = 0
     mount: int = 0
-    handed: str | None = None    # handed over in the last draw: read it back next
+    handed: str | None = None    # handed over and not yet read back
+    handed_at: float | None = None
+    reading_since: float | None = None   # a mount waiting for the browser's read
     handovers: int = 0
 
     @property
@@ -58,30 +68,50 @@ class Kept:
 
     def receive(self, status: str, text: str) -> None:
         """What the browser read (the ``loaded`` event; tests call it as a browser would)."""
+        self.reading_since = None
         if status == "unavailable":
             self.status = "unavailable"
             return
         self.status = "ok"
         self.stored = text or ""
-        self.handed = None
+        self.handed = self.handed_at = None
 
-    def needs_run(self, *, hand_over: bool = True) -> bool:
-        """A full run would hand the value over, or read a handed value back."""
-        return (self.status == "ok" and not self.confirmed
-                and self.handovers < MAX_HANDOVERS
-                and (hand_over or self.handed is not None))
+    def due(self, now: float, *, hand_over: bool = True) -> str | None:
+        """What a full run would do now: ``"read"`` (mount again, to read the browser's
+        value), ``"hand"`` (hand the wanted value over) or nothing."""
+        if self.status == "unavailable":
+            return None
+        if self.reading_since is not None:
+            return "read" if now - self.reading_since >= READ_TIMEOUT_S else None
+        if self.status != "ok" or self.confirmed:
+            return None
+        if self.handed is not None:
+            return "read" if now - (self.handed_at or 0.0) >= SETTLE_S else None
+        return "hand" if hand_over and self.handovers < MAX_HANDOVERS else None
+
+    def needs_run(self, *, hand_over: bool = True, now: float | None = None) -> bool:
+        """A full run now would hand the value over, or read a handed value back."""
+        return self.due(time.monotonic() if now is None else now, hand_over=hand_over) is not None
+
+    def step(self, now: float, *, hand_over: bool = True) -> str | None:
+        """This full run's move (see :meth:`due`); the text to hand the browser, if any."""
+        action = self.due(now, hand_over=hand_over)
+        if action == "read":
+            self.mount += 1
+            self.handed = self.handed_at = None
+            self.reading_since = now
+        elif action == "hand":
+            self.rev += 1
+            self.handovers += 1
+            self.handed, self.handed_at = self.wanted, now
+            return self.wanted
+        elif self.status == "pending" and self.reading_since is None:
+            self.reading_since = now         # the first mount reads
+        return None
 
     def draw(self, key: str, *, hand_over: bool = True) -> None:
         """Mount the bridge (it draws nothing). Call once per full run, at a fixed place."""
-        text = None
-        if self.needs_run(hand_over=hand_over):
-            if self.handed is not None:          # read back what was handed over
-                self.mount += 1
-                self.handed = None
-            else:
-                self.rev += 1
-                self.handovers += 1
-                text = self.handed = self.wanted
+        text = self.step(time.monotonic(), hand_over=hand_over)
         element = f"{key}-{self.mount}"
         local_store(self.storage_key, text, self.rev, key=element,
                     on_loaded=functools.partial(_on_loaded, self, element),

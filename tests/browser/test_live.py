@@ -282,9 +282,14 @@ def test_the_projector_first_screen_holds_code_qr_and_count(browser, app_url, la
     page.set_default_timeout(30_000)
     code = start_session(page, app_url, lang)
     push = "Push to the class" if lang == "en" else "أرسل السؤال إلى الصف"
-    page.get_by_role("button", name=push).click()
-    page.get_by_role("button", name="Presenter view" if lang == "en" else "وضع العرض").click()
     counted = "0 of 0 answered" if lang == "en" else "أجاب 0 من 0"
+    page.get_by_role("button", name=push).click()
+    shows(page, counted, timeout=30)       # pushed (the teacher's view counts answers too)
+    page.mouse.move(640, 400)
+    page.mouse.wheel(0, 1500)    # a teacher low on the page: presenter view opens at the top
+    page.get_by_role("button", name="Presenter view" if lang == "en" else "وضع العرض").click()
+    expect(page.get_by_role("button", name="Leave presenter view" if lang == "en"
+                            else "الخروج من وضع العرض")).to_be_visible()
     shows(page, counted, timeout=30)
     expect(page.locator(".mz-live-code")).to_have_text(code)
     page.wait_for_timeout(1000)
