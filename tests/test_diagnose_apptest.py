@@ -3,6 +3,8 @@ check, progress in the URL, the presenter view, the exercise, the quiz, bad link
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -177,6 +179,9 @@ def test_exercise_feedback_names_the_mistake():
     answer(at, key + "-typed", f"{ex.mistakes()['mean_recall_pooled']:.4f}")
     assert "You pooled the hits" in alerts(at)
     answer(at, key + "-typed", f"{ex.answer:.3f}")
+    assert "Correct:" in alerts(at)
+    # the instruction says "a decimal or a fraction": the exact fraction is right too
+    answer(at, key + "-typed", str(Fraction(ex.answer).limit_denominator(1000)))
     assert "Correct:" in alerts(at)
 
 

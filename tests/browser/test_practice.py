@@ -162,7 +162,7 @@ def test_two_tabs_share_progress_and_forget(page, app_url):
     page.get_by_role("button", name="Yes, forget everything").click()
     expect(precision_row(page)).to_contain_text("0/0")
     expect(precision_row(other)).to_contain_text("0/0", timeout=20_000)
-    other.locator(".st-key-pm-card").get_by_role("button", name="I knew it is a myth").click()
+    other.locator(".st-key-pm-card").get_by_role("button", name="I knew it was a myth").click()
     expect(other.get_by_text("Seen 1 of")).to_be_visible()
     other.wait_for_function(
         f"(localStorage.getItem('{STORAGE_KEY}') || '').includes('\"seen\":1')")
