@@ -2,8 +2,9 @@
 
 The content files: each lesson's ``content.<lang>.toml`` and ``quiz.toml`` (``.ar`` / ``.en``
 keys), ``teaching/*.<lang>.toml`` (mistakes, exercises), ``teaching/faithfulness_cases.toml``
-(``ar*`` / ``en*`` keys), the UI strings ``text/strings/<lang>.toml`` and the measures'
-descriptions in ``metrics/measures.toml``. A text is known by where it is: ``file:dotted.key``.
+(``ar*`` / ``en*`` keys), the UI strings ``text/strings/<lang>.toml``, the measures'
+descriptions in ``metrics/measures.toml`` and their names in ``teaching/measures.toml``. A text
+is known by where it is: ``file:dotted.key``.
 Twins are the Arabic and English texts at the same place.
 """
 
@@ -57,7 +58,7 @@ def paired_files() -> list[tuple[Path, Path]]:
 def _suffixed_files() -> list[Path]:
     """Files that hold both languages, each text under a key ending in ``ar`` / ``en``."""
     return [*sorted(ROOT.glob("lessons/*/quiz.toml")), ROOT / "metrics" / "measures.toml",
-            ROOT / "teaching" / "faithfulness_cases.toml"]
+            ROOT / "teaching" / "measures.toml", ROOT / "teaching" / "faithfulness_cases.toml"]
 
 
 def _lang_of_key(key: str) -> str | None:
