@@ -292,10 +292,7 @@ def worked_values() -> dict[str, object]:
 
 
 layout.lesson_css("faithfulness")
-# the order the sections are drawn in below (the chips under the title follow it)
-SECTIONS = ("try_it", "core_idea", "worked_example", "checker", "faithful_correct", "myths",
-            "exercise", "cards", "quiz")
-layout.lesson_header(c, FOLDER, sections=SECTIONS)
+layout.lesson_header(c, FOLDER, sections=layout.INTERACTIVE_FIRST)
 with layout.section(c, "try_it", body=False):
     interactive()
 core_idea()
