@@ -55,8 +55,10 @@ def shows(page: Page, text: str, timeout: float = 15) -> None:
 
 def start_session(page: Page, url: str, lang: str = "en") -> str:
     page.goto(f"{url}{PATH}?lang={lang}")
-    page.get_by_role("radio", name="The teacher: run a session" if lang == "en"
-                     else "المدرّس: أدير جلسة").click()
+    teacher = page.get_by_role("radio", name="The teacher: run a session" if lang == "en"
+                               else "المدرّس: أدير جلسة")
+    expect(teacher).to_be_visible(timeout=30_000)     # a cold page on a busy machine
+    teacher.click()
     page.get_by_role("button", name="Start a new session" if lang == "en"
                      else "ابدأ جلسة جديدة").click()
     code_box = page.locator(".mz-live-code")
