@@ -20,13 +20,18 @@ import pytest
 from runtime.state import decode_ranking, encode_ranking, ranking_field
 from text import bidi
 from text.bidi import LRI, PDI, RLI
-from text.i18n import LANGS, Markup, fill, fmt_num, load_strings, placeholders
+from text.i18n import LANGS, Markup, fill, fmt_num, load_strings, placeholders, t
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
 STRINGS = LESSONS / "shared" / "strings"
 
 FORMAT_PARAM = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+COUNTED_PARAM = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\|[^{}]+\}\}")  # {{n|noun}}
+
+
+def ui_params(text: str) -> set[str]:
+    return set(FORMAT_PARAM.findall(text)) | set(COUNTED_PARAM.findall(text))
 
 
 def _lesson_dirs() -> list[Path]:
@@ -76,15 +81,18 @@ def test_ui_strings_have_the_same_keys_in_both_languages():
 
 def test_ui_strings_have_the_same_params_in_both_languages():
     ar, en = load_strings("ar"), load_strings("en")
-    bad = {
-        key: (
-            sorted(set(FORMAT_PARAM.findall(ar[key]))),
-            sorted(set(FORMAT_PARAM.findall(en[key]))),
-        )
-        for key in ar
-        if key in en and set(FORMAT_PARAM.findall(ar[key])) != set(FORMAT_PARAM.findall(en[key]))
-    }
+    bad = {key: (sorted(ui_params(ar[key])), sorted(ui_params(en[key])))
+           for key in ar if key in en and ui_params(ar[key]) != ui_params(en[key])}
     assert bad == {}
+
+
+@pytest.mark.parametrize(("n", "shown"), [
+    (1, "وقيمة أخرى"), (2, "وقيمتان أخريان"), (3, "و3 قيم أخرى"), (11, "و11 قيمةً أخرى"),
+    (100, "و100 قيمة أخرى")])
+def test_ui_string_counts_its_noun(n: int, shown: str):
+    """A UI string's ``{{n|noun}}`` agrees with the number (the chart description's tail)."""
+    assert t("chart.more", lang="ar", n=n) == shown
+    assert t("chart.more", lang="en", n=n) == f"and {n} more"
 
 
 def test_ui_strings_are_non_empty_strings():

@@ -192,7 +192,7 @@ def test_arabic_page_and_messages():
     assert "السطر 1:" in alerts and "ملف نتائج" in alerts
     assert at.session_state["lab.qrels"]["qrels"].name == "seed_qrels.trec"
     text = markdown_text(at)
-    assert "تصحيح Holm-Bonferroni" in text and "اختبار t للأزواج المترابطة" in text
+    assert "تصحيح Holm–Bonferroni" in text and "اختبار t للأزواج المترابطة" in text
     assert table_rows(at)[1].startswith("| b | seed_hybrid |")
 
 

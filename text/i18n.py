@@ -174,7 +174,8 @@ def t(key: str, /, *, lang: str | None = None, **params: Any) -> str:
     """The UI string ``key`` in the current language, with ``{param}`` filled.
 
     Numbers in ``params`` are formatted with :func:`fmt_num` (Arabic-Indic digits when
-    chosen). A missing key returns the key itself (and ``tests/test_i18n.py`` fails), so a
+    chosen); ``{{param|noun}}`` is a counted noun, as in :func:`fill` (``{{n|قيمة أخرى}}``).
+    A missing key returns the key itself (and ``tests/test_i18n.py`` fails), so a
     typo never crashes a page. The result is plain text: safe for widget labels and
     Markdown as long as string params are not user-typed (escape those first).
     """
@@ -191,6 +192,14 @@ def t(key: str, /, *, lang: str | None = None, **params: Any) -> str:
         name: fmt_num(value, digits=digits) if _is_number(value) else value
         for name, value in params.items()
     }
+    def counted(match: re.Match[str]) -> str:
+        value = params.get(match.group(1))
+        if not _is_number(value) or match.group(2) is None:
+            return match.group(0)
+        return plural.counted(value, match.group(2), match.group(3),
+                              number=shown[match.group(1)])
+
+    text = _PLACEHOLDER.sub(counted, text)
     try:
         return text.format_map(shown)
     except (KeyError, IndexError, ValueError):

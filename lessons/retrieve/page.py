@@ -299,6 +299,7 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
         if can_predict:
             verdict(values, predicted, k, prediction)
         values_table(values, items, k, key=f"{key}-values")
+        st.caption(layout.label(words["relevant_note"]))     # grade >= 1, superseded rules too
         if not any(g >= 1 for g in qrels.values()):
             st.info(layout.label(words["no_relevant"]))
         if any(i.grade is None for its in items.values() for i in its):
