@@ -47,7 +47,8 @@ def ui_text_variables(lang: str) -> str:
     """``:root`` custom properties ``--mz-ui-<key>`` from the ``[streamlit_ui]`` strings.
 
     rtl.css redraws Streamlit's own English interface text (uploader, input hints, main
-    menu…) with ``content: var(--mz-ui-…)``; only the Arabic layer uses them.
+    menu…) with ``content: var(--mz-ui-…)``; base.css uses one in both languages (the
+    uploader's size line).
     """
     table = strings("streamlit_ui", lang)
     lines = [f"  --mz-ui-{key.replace('_', '-')}: {css_string(str(value))};"
@@ -58,8 +59,7 @@ def ui_text_variables(lang: str) -> str:
 @functools.lru_cache(maxsize=16)
 def _css(parts: tuple[str, ...], _mtimes: tuple[int, ...], lang: str) -> str:
     text = "\n".join((CSS_DIR / f"{name}.css").read_text(encoding="utf-8") for name in parts)
-    if "rtl" in parts:
-        text = ui_text_variables(lang) + "\n" + text
+    text = ui_text_variables(lang) + "\n" + text
     return f"<style>\n{text}\n</style>"
 
 

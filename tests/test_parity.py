@@ -20,13 +20,7 @@ NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _TO_WESTERN = str.maketrans("٠١٢٣٤٥٦٧٨٩٫٬", "0123456789.,")
 
 # (where, number): why one side writes it differently (or not at all).
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("text/strings/ar.toml:streamlit_ui.upload_hint", "200"):
-        "Streamlit's own \"200MB per file\" line, which prints each uploader's cap (1, 10 or 200 "
-        "MB): one CSS-drawn Arabic string cannot carry a number true for every uploader, so it "
-        "says \"or drag and drop it here\"; each page states its real limit in both languages "
-        "under the box (practice 256 KB, retrieve 2 MB, lab 200 MB)",
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 # Files another helper is rewriting, with the reason; a test fails once one has no difference
 # left (then delete it).
 PENDING: dict[str, str] = {}  # none left
