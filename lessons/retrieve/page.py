@@ -749,7 +749,7 @@ def status_section(own: dict) -> None:
         reads = fill(words["dense_reads"], {"tokens": job.max_tokens})
         if job.vectors is not None:
             reads += " " + fill(words["dense_cut"], {"cut": job.cut, "passages": Markup(
-                logic.count_form(job.total, c["counts"]["passages_nom"]))})
+                logic.count_form(job.total, c["counts"]["passages_gen"]))})
         st.caption(layout.label(reads))
 
 
