@@ -51,11 +51,6 @@ def english_pattern(phrase: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z]){re.escape(phrase)}(?![A-Za-z])", re.IGNORECASE)
 
 
-# Banned variants still in a file another helper is rewriting, by concept: each entry says whose
-# and why, and a test fails once it is no longer needed (then delete it). None is pending.
-PENDING: dict[str, tuple[str, str]] = {}
-
-
 @lru_cache(maxsize=1)
 def _banned() -> list[tuple[str, str, re.Pattern[str]]]:
     """(concept, lang, pattern) for every banned variant."""
@@ -67,16 +62,14 @@ def _banned() -> list[tuple[str, str, re.Pattern[str]]]:
     return out
 
 
-def _found(lang: str, *, pending: bool = False) -> list[str]:
-    """Banned variants in every text of ``lang``: outside the pending files, or (``pending``)
-    only inside them."""
+def _found(lang: str) -> list[str]:
+    """Banned variants in every text of ``lang``."""
     texts = arabic_texts() if lang == "ar" else english_texts()
     found = []
     for where, text in texts:
         plain = _bare(text) if lang == "ar" else text
         for name, pattern_lang, pattern in _banned():
-            waived = name in PENDING and where.startswith(PENDING[name][0])
-            if pattern_lang == lang and waived == pending and (m := pattern.search(plain)):
+            if pattern_lang == lang and (m := pattern.search(plain)):
                 found.append(f"{where}: «{m.group(0)}» ({name}: write "
                              f"«{_concepts()[name][lang]}»)")
     return found
@@ -102,13 +95,6 @@ def test_the_glossary_declares_both_languages():
 @pytest.mark.parametrize("lang", ["ar", "en"])
 def test_no_banned_variant_in_any_content_file(lang: str):
     assert _found(lang) == []
-
-
-@pytest.mark.parametrize("concept", sorted(PENDING))
-def test_every_pending_waiver_is_still_needed(concept: str):
-    found = _found("ar", pending=True) + _found("en", pending=True)
-    assert any(PENDING[concept][0] in where for where in found), (
-        f"no pending variant of {concept} is left: delete its PENDING entry")
 
 
 def _page_texts(lang: str) -> dict[str, list[tuple[str, str]]]:
