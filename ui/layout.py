@@ -425,7 +425,12 @@ def metrics_strip(key: str, groups: Sequence[tuple[str | None, Sequence[Metric]]
                 f'<div class="mz-metric-change">{change}</div></div>')
         rows.append(_strip_row(cells, len(row), "mz-strip-grouped" if table else ""))
     status = bidi.escape_html("; ".join(spoken))
-    html = (f'<div class="mz-strip" dir="{direction(lang)}" lang="{lang}" role="group" '
+    # the row names' column fits their longest word (a run name such as "dense_v2" broke in
+    # two on a phone), up to 12 characters; longer words still break
+    longest = max((len(w) for name in (corner, *(label for label, _ in groups))
+                   for w in (name or "").split()), default=0)
+    width = f' style="--mz-label-ch: {min(max(longest, 6), 12)}"' if table else ""
+    html = (f'<div class="mz-strip" dir="{direction(lang)}" lang="{lang}" role="group"{width} '
             f'aria-label="{bidi.escape_html(t("lesson.numbers"))}">{"".join(rows)}'
             f'<span class="mz-sr" role="status" aria-live="polite">{status}</span></div>')
     (where if where is not None else st).markdown(html, unsafe_allow_html=True)
