@@ -195,6 +195,10 @@ def test_a_lab_link_opens_her_question_scrolled_to_the_rankings(browser, app_url
         expect(vector).to_contain_text("bm25 run")
         expect(column(page, "hybrid")).to_contain_text("dense_v2")
         assert order(column(page, "hybrid")) == ["d4", "d5", "d8"]
+        # her run names on the strip break between words only (a phone once broke "dense_v / 2")
+        heights = {name: page.locator(".mz-strip-group", has_text=name).evaluate(
+            "e => e.getBoundingClientRect().height") for name in ("q2", "dense_v2")}
+        assert heights["dense_v2"] <= heights["q2"] + 1, heights      # one line, as "q2"
         formula = page.locator(".st-key-mrr-ap-steps code", has_text="AP@")
         expect(formula).to_have_text("AP@3 = (1/1) / 2 = 0.50")   # d5 at rank 1, R = 2
         # landed: the rankings just under the sticky numbers, however far down they were
