@@ -125,14 +125,24 @@ def html_block(markup: str) -> None:
 
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: str,
-               numeric: Sequence[int] = ()) -> None:
-    """A table as HTML (cells already escaped), scrolling sideways inside a phone's width."""
+               numeric: Sequence[int] = (), caption: str = "") -> None:
+    """A table as HTML (cells already escaped), scrolling sideways inside a phone's width;
+    ``caption``: trusted content text said under it, in the same element (see ``caption_html``)."""
     head = "".join(f"<th>{h}</th>" for h in headers)
     body = "".join(
         "<tr>" + "".join(f'<td class="{"mz-rt-num" if i in numeric else ""}">{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>" for row in rows)
-    html_block(f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
-               f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    table = (f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
+             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    html_block(table + (caption_html(caption) if caption else ""))
+
+
+def caption_html(text: str) -> str:
+    """Trusted content text as a caption inside an HTML element. Every element of the question's
+    results is redrawn for every question (and each costs the browser a share of every redraw
+    of the page): a note under a table is part of the table's element, not one of its own."""
+    return (f'<p class="mz-rt-caption" dir="{direction()}" lang="{lang}">'
+            f"{cell_text(text)}</p>")
 
 
 def cell_text(text: str) -> str:
@@ -225,7 +235,7 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
 
 
 def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | None,
-                  hidden: bool) -> str:
+                  hidden: bool, *, key: str) -> str:
     """The systems' rankings side by side (one column each; stacked on a phone or a projector)
     as one HTML element: a typed question changes them all, and three columns of three
     elements each cost the server and the browser more than the passages themselves."""
@@ -243,12 +253,13 @@ def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | No
                     f'{cell_text(words.get(f"empty_{system}", words["empty"]))}</p>')
         columns.append(f'<section class="mz-rt-col" data-system="{system}">{head}{body}</section>')
     width = "mz-rt-stacked" if layout.is_presenting() or len(columns) == 1 else "mz-rt-three"
-    return (f'<div class="mz-rt-rankings {width}" dir="{direction()}" lang="{lang}">'
+    return (f'<div class="mz-rt-rankings {width}" id="{key}" dir="{direction()}" lang="{lang}">'
             + "".join(columns) + "</div>")
 
 
 def values_table(values: Mapping[str, Mapping[str, float]],
-                 items: Mapping[str, Sequence[logic.Item]], k: int, key: str) -> None:
+                 items: Mapping[str, Sequence[logic.Item]], k: int, key: str,
+                 caption: str = "") -> None:
     words = c["one"]
     names = logic.measure_names(k)
     best = {m: logic.best_systems(values, m) for m in names}
@@ -260,7 +271,7 @@ def values_table(values: Mapping[str, Mapping[str, float]],
             + [cell_num(values[s][m], bold=len(best[m]) < len(values) and s in best[m])
                for m in names]
             + [cell_num(logic.unjudged_count(items[s]), 0)] for s in values]
-    html_table(headers, rows, key=key, numeric=range(1, len(headers)))
+    html_table(headers, rows, key=key, numeric=range(1, len(headers)), caption=caption)
 
 
 # --- the question panel (bundled or uploaded corpus) -----------------------------------------
@@ -298,14 +309,13 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
     if not hidden:
         if can_predict:
             verdict(values, predicted, k, prediction)
-        values_table(values, items, k, key=f"{key}-values")
+        unjudged = any(i.grade is None for its in items.values() for i in its)
+        values_table(values, items, k, key=f"{key}-values",
+                     caption=words["unjudged_note"] if unjudged else "")
         if not any(g >= 1 for g in qrels.values()):
             st.info(layout.label(words["no_relevant"]))
-        if any(i.grade is None for its in items.values() for i in its):
-            st.caption(layout.label(words["unjudged_note"]))
 
-    with st.container(key=f"{key}-rankings"):
-        html_block(rankings_html(items, text_lang, hidden))
+    html_block(rankings_html(items, text_lang, hidden, key=f"{key}-rankings"))
     if hidden:
         return
     judge_panel(items, key, set_grade)
@@ -335,11 +345,11 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
     words = c["judge"]
     candidates = logic.judgeable(items)
     with st.container(border=True, key=f"{key}-judge"):
-        layout.markdown(f"**{words['heading']}**")
         if not candidates:
+            layout.markdown(f"**{words['heading']}**")
             st.caption(layout.label(words["none_left"]))
             return
-        layout.markdown(words["body"])
+        layout.markdown(f"**{words['heading']}**\n\n{words['body']}")
         by_id = {item.hit.id: item for item in candidates}
 
         # The option labels stay fixed (a selectbox keeps the labels it first drew); the
@@ -348,9 +358,9 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
                            format_func=lambda p: f"{by_id[p].passage.title or p} ({p})",
                            key=f"{key}-judge-pick")
         item = by_id[pid]
-        html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>')
-        st.caption(layout.label(words["unjudged"] if item.grade is None
-                                else fill(words["yours"], {"grade": item.grade})))
+        html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>'
+                   + caption_html(words["unjudged"] if item.grade is None
+                                  else fill(words["yours"], {"grade": item.grade})))
         grade_key = f"{key}-grade-{pid}-{item.grade}"
 
         def changed() -> None:
@@ -441,10 +451,9 @@ def one_results() -> None:
         logic.clean_question(typed_now) if s["q"] == "own"
         else handbook.by_id[s["q"]].text[s["ql"]])
     if s["q"] == "own":
-        with st.container(key="rt-typed"):
-            typed = logic.clean_question(st.text_input(
-                layout.label(words["typed"]), value=s["t"], key=s.key("t"),
-                max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
+        typed = logic.clean_question(st.text_input(
+            layout.label(words["typed"]), value=s["t"], key=s.key("t"),
+            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
         change_question(s, t=typed)
     k, weights = search_controls(s, "one")
 

