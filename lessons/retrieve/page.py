@@ -277,6 +277,22 @@ def values_table(values: Mapping[str, Mapping[str, float]],
 # --- the question panel (bundled or uploaded corpus) -----------------------------------------
 
 
+_LAST_SEARCH = "rt.last_search"
+
+
+def search(systems_of, text: str, k: int, weights: Mapping[str, float]):
+    """``logic.search``, remembered for the same arguments within the session: the one-question
+    view searches before it draws its controls (see ``one_results``) and again, for free, with
+    what the controls returned."""
+    args = (text, k, tuple(sorted(weights.items())))
+    last = st.session_state.get(_LAST_SEARCH)
+    if last is not None and last[0] is systems_of and last[1] == args:
+        return last[2]
+    rankings = logic.search(systems_of, text, k, weights)
+    st.session_state[_LAST_SEARCH] = (systems_of, args, rankings)
+    return rankings
+
+
 def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int,
                    weights: Mapping[str, float], assessed: Mapping[str, int],
                    mine: Mapping[str, int], notes: Mapping[str, str],
@@ -285,13 +301,17 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
     """Rankings, the prediction (when assessors judged the question), the measures, the
     judging of unjudged passages and the links into the lessons."""
     words = c["one"]
-    rankings = logic.search(systems_of, text, k, weights)
+    rankings = search(systems_of, text, k, weights)
     items = logic.question_items(rankings, corpus, assessed, mine, notes)
     qrels = logic.combined(assessed, mine)
     systems = tuple(rankings)
     predicted = prediction["p"] if prediction is not None else ""
     can_predict = prediction is not None and bool(assessed) and len(systems) > 1
     hidden = can_predict and predicted not in systems
+    # Everything computed before the first element: the elements then leave in one burst,
+    # which the browser draws in one go (a pause between two of them costs it a redraw).
+    values = logic.question_values(rankings, qrels, k)
+    rankings_markup = rankings_html(items, text_lang, hidden, key=f"{key}-rankings")
 
     if hidden:
         with st.container(border=True, key=f"{key}-predict"):
@@ -305,7 +325,6 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
             st.segmented_control(layout.label(words["predict_label"]), systems,
                                  format_func=NAMES.__getitem__, key=pick_key,
                                  on_change=predicted_now)
-    values = logic.question_values(rankings, qrels, k)
     if not hidden:
         if can_predict:
             verdict(values, predicted, k, prediction)
@@ -315,7 +334,7 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
         if not any(g >= 1 for g in qrels.values()):
             st.info(layout.label(words["no_relevant"]))
 
-    html_block(rankings_html(items, text_lang, hidden, key=f"{key}-rankings"))
+    html_block(rankings_markup)
     if hidden:
         return
     judge_panel(items, key, set_grade)
@@ -444,12 +463,16 @@ def one_question() -> None:
 def one_results() -> None:
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
-    # The question's embedding first (~20 ms, the slow part): Streamlit's browser side redraws
-    # whenever elements arrive, so a pause in the middle of the fragment costs an extra redraw.
-    typed_now = st.session_state.get(s.key("t"), s["t"])
-    handbook.retrievers[s["c"]].prepare(
-        logic.clean_question(typed_now) if s["q"] == "own"
-        else handbook.by_id[s["q"]].text[s["ql"]])
+    # The search first, with the values the controls are about to return (the question's
+    # embedding is its slow part, ~20 ms): Streamlit's browser side redraws whenever elements
+    # arrive, so a pause between the controls and the results costs it an extra redraw.
+    # question_panel searches again with what the controls did return: the same, remembered.
+    now = st.session_state.get
+    search(handbook.retrievers[s["c"]],
+           logic.clean_question(now(s.key("t"), s["t"])) if s["q"] == "own"
+           else handbook.by_id[s["q"]].text[s["ql"]],
+           int(now(s.key("k-one"), s["k"])),
+           logic.weights_of(now(s.key("wb-one"), s["wb"]), now(s.key("wd-one"), s["wd"])))
     if s["q"] == "own":
         typed = logic.clean_question(st.text_input(
             layout.label(words["typed"]), value=s["t"], key=s.key("t"),
