@@ -171,18 +171,24 @@ def cell_num(x: float, decimals: int = 3, *, bold: bool = False) -> str:
     return f"<strong>{shown}</strong>" if bold else shown
 
 
+WEIGHT_PX = 220   # a fusion weight's box beside the k slider
+
+
 def search_controls(s: state.UrlState, where: str) -> tuple[int, dict[str, float]]:
     """k and the fusion weights (shared by the views)."""
     words = c["controls"]
-    cols = st.columns([2, 1, 1]) if not layout.is_presenting() else [st.container()] * 3
-    k = cols[0].slider(layout.label(words["k"]), 1, logic.MAX_K, value=s["k"],
-                       key=s.key(f"k-{where}"), help=words["k_help"])
-    wb = cols[1].number_input(layout.label(words["w_bm25"]), 0.0, logic.MAX_WEIGHT,
-                              value=float(s["wb"]), step=0.25, key=s.key(f"wb-{where}"),
-                              help=words["weights_help"])
-    wd = cols[2].number_input(layout.label(words["w_dense"]), 0.0, logic.MAX_WEIGHT,
-                              value=float(s["wd"]), step=0.25, key=s.key(f"wd-{where}"),
-                              help=words["weights_help"])
+    # One row that wraps on a phone (one block; columns would be four, each redrawn by the
+    # browser with every question); one under another in the presenter view.
+    row = st.container(horizontal=not layout.is_presenting())
+    weight = "stretch" if layout.is_presenting() else WEIGHT_PX
+    k = row.slider(layout.label(words["k"]), 1, logic.MAX_K, value=s["k"],
+                   key=s.key(f"k-{where}"), help=words["k_help"])
+    wb = row.number_input(layout.label(words["w_bm25"]), 0.0, logic.MAX_WEIGHT,
+                          value=float(s["wb"]), step=0.25, key=s.key(f"wb-{where}"),
+                          help=words["weights_help"], width=weight)
+    wd = row.number_input(layout.label(words["w_dense"]), 0.0, logic.MAX_WEIGHT,
+                          value=float(s["wd"]), step=0.25, key=s.key(f"wd-{where}"),
+                          help=words["weights_help"], width=weight)
     s.set(k=int(k), wb=float(wb), wd=float(wd))
     return int(k), logic.weights_of(wb, wd)
 
