@@ -464,25 +464,32 @@ def one_question() -> None:
     one_results()
 
 
-@st.fragment
-@layout.friendly_errors("retrieve.one")
-def one_results() -> None:
-    s = state.url_state(FOLDER, FIELDS)
-    words = c["controls"]
-    # The search first, with the values the controls are about to return (the question's
-    # embedding is its slow part, ~20 ms): Streamlit's browser side redraws whenever elements
-    # arrive, so a pause between the controls and the results costs it an extra redraw.
-    # question_panel searches again with what the controls did return: the same, remembered.
+def search_ahead(s: state.UrlState) -> None:
+    """The search, with the values the controls are about to return, before anything is drawn
+    (the question's embedding is its slow part, ~20 ms): Streamlit's browser side redraws
+    whenever elements arrive, so a pause between two of them costs it an extra redraw.
+    ``question_panel`` then searches with what the controls did return: the same, remembered.
+    A typed question's callback runs it too, before the fragment's first element, while the
+    browser redraws the page for the run that starts."""
     now = st.session_state.get
     search(handbook.retrievers[s["c"]],
            logic.clean_question(now(s.key("t"), s["t"])) if s["q"] == "own"
            else handbook.by_id[s["q"]].text[s["ql"]],
            int(now(s.key("k-one"), s["k"])),
            logic.weights_of(now(s.key("wb-one"), s["wb"]), now(s.key("wd-one"), s["wd"])))
+
+
+@st.fragment
+@layout.friendly_errors("retrieve.one")
+def one_results() -> None:
+    s = state.url_state(FOLDER, FIELDS)
+    words = c["controls"]
+    search_ahead(s)
     if s["q"] == "own":
         typed = logic.clean_question(st.text_input(
             layout.label(words["typed"]), value=s["t"], key=s.key("t"),
-            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
+            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"],
+            on_change=search_ahead, args=(s,)))
         change_question(s, t=typed)
     k, weights = search_controls(s, "one")
 
