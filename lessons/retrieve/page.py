@@ -43,7 +43,11 @@ VIEWS = ("one", "all", "own")
 MEASURE_KEYS = ("R", "RR", "nDCG")
 
 c = load_content(FOLDER)
+# The page's language and digits, read once: either changes only through the sidebar, i.e. a
+# full rerun, which runs this module again (each read goes through session state: a typed
+# question's HTML formats ~150 numbers and labels).
 lang = current_lang()
+digits = current_digits()
 handbook = logic.bundled()
 NAMES = c["systems"]["names"]
 QUESTION_IDS = tuple(q.id for q in handbook.questions)
@@ -132,7 +136,7 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: st
     body = "".join(
         "<tr>" + "".join(f'<td class="{"mz-rt-num" if i in numeric else ""}">{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>" for row in rows)
-    table = (f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
+    table = (f'<div class="mz-rt-table" dir="{direction(lang)}" lang="{lang}" id="{key}">'
              f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
     html_block(table + (caption_html(caption) if caption else ""))
 
@@ -141,13 +145,18 @@ def caption_html(text: str) -> str:
     """Trusted content text as a caption inside an HTML element. Every element of the question's
     results is redrawn for every question (and each costs the browser a share of every redraw
     of the page): a note under a table is part of the table's element, not one of its own."""
-    return (f'<p class="mz-rt-caption" dir="{direction()}" lang="{lang}">'
+    return (f'<p class="mz-rt-caption" dir="{direction(lang)}" lang="{lang}">'
             f"{cell_text(text)}</p>")
 
 
 def cell_text(text: str) -> str:
     """Trusted content text in a table cell (escaped, Latin runs isolated in Arabic)."""
-    return bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
+    return _isolated(text, lang, digits)
+
+
+@functools.lru_cache(maxsize=4096)
+def _isolated(text: str, text_lang: str, digit_style: str) -> str:
+    return bidi.isolate(bidi.escape_html(text), text_lang, digits=digit_style)
 
 
 def two_widths(long: str, short: str) -> str:
@@ -167,7 +176,7 @@ def text_html(text: str, *, breaks: bool = True) -> str:
 
 
 def cell_num(x: float, decimals: int = 3, *, bold: bool = False) -> str:
-    shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals))}</bdi>'
+    shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals, digits=digits))}</bdi>'
     return f"<strong>{shown}</strong>" if bold else shown
 
 
@@ -229,9 +238,10 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
         meta += f'<span class="mz-rt-badge">{cell_text(badge)}</span>'
     if passage.superseded:
         meta += f'<span class="mz-rt-old">{bidi.escape_html(words["superseded"])}</span>'
-    score = fmt_num(hit.score, SCORE_DECIMALS[system])
+    score = fmt_num(hit.score, SCORE_DECIMALS[system], digits=digits)
+    rank = fmt_num(hit.rank, digits=digits)
     return (f'<li class="mz-rt-item {css}">'
-            f'<div class="mz-rt-head"><span class="mz-rt-rank"><bdi>{fmt_num(hit.rank)}</bdi>'
+            f'<div class="mz-rt-head"><span class="mz-rt-rank"><bdi>{rank}</bdi>'
             f'</span><span class="mz-rt-title" {text_dir}>{title}</span>'
             f'<span class="mz-rt-score"><bdi dir="ltr">{score}</bdi></span></div>'
             + (f'<div class="mz-rt-meta">{meta}</div>' if meta else "")
@@ -259,7 +269,7 @@ def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | No
                     f'{cell_text(words.get(f"empty_{system}", words["empty"]))}</p>')
         columns.append(f'<section class="mz-rt-col" data-system="{system}">{head}{body}</section>')
     width = "mz-rt-stacked" if layout.is_presenting() or len(columns) == 1 else "mz-rt-three"
-    return (f'<div class="mz-rt-rankings {width}" id="{key}" dir="{direction()}" lang="{lang}">'
+    return (f'<div class="mz-rt-rankings {width}" id="{key}" dir="{direction(lang)}" lang="{lang}">'
             + "".join(columns) + "</div>")
 
 
