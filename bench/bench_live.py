@@ -7,6 +7,9 @@
     python bench/bench_live.py --lessons mrr,ndcg --reps 20
     python bench/bench_live.py --lessons faithfulness --reps 10   # edit, slider, 20k paste
     python bench/bench_live.py --lessons retrieve --reps 20   # /retrieve: a typed question
+    python bench/bench_live.py --lessons retrieve --reps 30 --compare-root /tmp/base
+        # the same interactions on a second server run from another checkout (the code before
+        # a change), alternating blocks of --block interactions between the two
     python bench/bench_live.py --cold-compare --cold-reps 3  # cold start: /retrieve vs lesson 2
 
 ``--lessons`` (issue 4): on one server as configured, for each named lesson (``LESSONS``:
@@ -56,6 +59,9 @@ What is measured, and how:
   ("all-idle"): Streamlit's default file watcher reacts to any file activity in the project
   directory, which on a shared machine comes and goes. The kernel counts in clock ticks
   (10 ms), so moves are summed in batches of ``--batch``: the median is over batches.
+* Per interaction (``--lessons``) also: the ForwardMsgs the browser received and how many were
+  deltas, and the React commits of the page (a React DevTools hook installed before the page
+  loads counts them; it does nothing else), from the input event until the next interaction.
 * Comparison: the same cold start, loads and drags on a server started with
   ``--runner.postScriptGC`` set opposite to the project's config (or ``--compare KEY=VALUE``,
   repeatable; ``--no-compare`` skips it).
@@ -162,11 +168,47 @@ PAGE_JS = r"""
 """.replace("%TIMEOUT%", str(CHANGE_TIMEOUT_MS))
 
 
+# Before any page script: a React DevTools hook that only counts the page's React commits.
+COMMITS_JS = """
+window.__mzCommits = 0;
+window.__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
+  supportsFiber: true, renderers: new Map(), isDisabled: false,
+  inject() { return 1; }, checkDCE() {}, onScheduleFiberRoot() {}, onCommitFiberUnmount() {},
+  onPostCommitFiberRoot() {}, onCommitFiberRoot() { window.__mzCommits += 1; },
+};
+"""
+
+
 # ------------------------------------------------------------------------------ helpers
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def chromium_cpu_s() -> float:
+    """CPU seconds (user + system) of every Chromium process this bench started (browser,
+    GPU/compositor, renderers): the browser's cost of an interaction, less sensitive than its
+    wall-clock task time to the other processes sharing the cores."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            parents[int(entry)] = int(fields[1])
+            if "chrom" in stat[stat.index("(") + 1:stat.rindex(")")]:
+                cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    me, total = os.getpid(), 0.0
+    for pid, seconds in cpu.items():
+        ancestor = parents.get(pid)
+        while ancestor and ancestor != me:
+            ancestor = parents.get(ancestor)
+        if ancestor == me:
+            total += seconds
+    return total
 
 
 def pct(values: list[float], p: float) -> float:
@@ -208,8 +250,9 @@ def _stat_cpu(path: str) -> float:
 class Server:
     """``streamlit run app.py`` on a free port; CPU time read from /proc."""
 
-    def __init__(self, extra: dict[str, str] | None = None) -> None:
+    def __init__(self, extra: dict[str, str] | None = None, root: Path = ROOT) -> None:
         self.extra = extra or {}
+        self.root = root
         self.log = Path(tempfile.mkstemp(prefix="mizan-bench-live-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
         self.url = ""
@@ -225,7 +268,8 @@ class Server:
         self.url = f"http://127.0.0.1:{port}"
         self.t_launch = time.monotonic()
         with self.log.open("wb") as out:
-            self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+            self.proc = subprocess.Popen(cmd, cwd=self.root, stdout=out,
+                                         stderr=subprocess.STDOUT)
         deadline = self.t_launch + STARTUP_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -284,6 +328,8 @@ class Reruns:
         self._msg = ForwardMsg
         self.finished = 0
         self.fragment_runs = 0
+        self.messages = 0                # every ForwardMsg received
+        self.deltas = 0                  # ... of which deltas (elements and blocks)
         self.t_session = float("nan")    # time.monotonic() of the first new_session message
         self.t_finished = float("nan")   # ... and of the first script_finished
         page.on("websocket", self._attach)
@@ -300,6 +346,8 @@ class Reruns:
         except Exception:   # not ours to judge: just do not count it
             return
         kind = msg.WhichOneof("type")
+        self.messages += 1
+        self.deltas += kind == "delta"
         if kind == "new_session" and self.t_session != self.t_session:
             self.t_session = time.monotonic()
         if kind == "script_finished":
@@ -319,8 +367,13 @@ class Moves:
     frame_ms: list[float] = field(default_factory=list)
     cpu: list[Cpu] = field(default_factory=list)
     browser_ms: list[float] = field(default_factory=list)   # Chromium main thread per move
+    chromium_cpu_ms: list[float] = field(default_factory=list)  # all Chromium processes
     reruns: int = 0
     fragment_runs: int = 0
+    messages: int = 0                 # ForwardMsgs received during the moves
+    deltas: int = 0
+    commits: list[int] = field(default_factory=list)   # React commits per move
+    loads: list[float] = field(default_factory=list)    # 1-min load average per block
     failures: list[str] = field(default_factory=list)
 
     def net_ms(self, idle: Cpu, part: str) -> list[float]:
@@ -403,10 +456,10 @@ def drag_badge(page, doc: str, target_rank: int) -> None:
 
 
 def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: str,
-            act, expected, *, watch: str | None = None) -> None:
-    """``n`` moves: ``act(i)`` performs move i, ``expected(i)`` is the card's value after it
-    (None: any change will do). ``watch``: a JS expression giving the watched text, instead of
-    the metric card labelled ``card``."""
+            act, expected, *, watch: str | None = None, first: int = 0) -> None:
+    """``n`` moves, numbered from ``first``: ``act(i)`` performs move i, ``expected(i)`` is the
+    card's value after it (None: any change will do). ``watch``: a JS expression giving the
+    watched text, instead of the metric card labelled ``card``."""
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
 
@@ -415,22 +468,31 @@ def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: st
         metrics = cdp.send("Performance.getMetrics")["metrics"]
         return next((m["value"] for m in metrics if m["name"] == "TaskDuration"), float("nan"))
 
-    for i in range(n):
+    commits = page.evaluate("() => window.__mzCommits ?? -1")
+    for i in range(first, first + n):
         time.sleep(PAUSE_S)
+        now = page.evaluate("() => window.__mzCommits ?? -1")
+        if i > first:
+            moves.commits.append(now - commits)   # the previous move's, trailing ones included
+        commits = now
         before_runs, before_frag = reruns.finished, reruns.fragment_runs
+        before_msgs, before_deltas = reruns.messages, reruns.deltas
         if watch is None:
             page.evaluate("name => window.__mzb.arm(name)", card)
         else:
             page.evaluate("expr => window.__mzb.armExpr(expr)", watch)
-        cpu0, task0 = server.snapshot(), browser_task_s()
+        cpu0, task0, chromium0 = server.snapshot(), browser_task_s(), chromium_cpu_s()
         act(i)
         res = page.evaluate("() => window.__mzb.pending")
         ok = settle(page, reruns, before_runs)
         page.wait_for_timeout(20)            # the server finishes sending after script_finished
         moves.cpu.append(server.snapshot() - cpu0)
         moves.browser_ms.append(1000 * (browser_task_s() - task0))
+        moves.chromium_cpu_ms.append(1000 * (chromium_cpu_s() - chromium0))
         moves.reruns += reruns.finished - before_runs
         moves.fragment_runs += reruns.fragment_runs - before_frag
+        moves.messages += reruns.messages - before_msgs
+        moves.deltas += reruns.deltas - before_deltas
         after = (res.get("after") or {}).get("value")
         if res.get("timeout") or res.get("tInput") is None or not ok:
             moves.failures.append(f"move {i}: no change seen ({res.get('before')} -> {after})")
@@ -439,6 +501,8 @@ def measure(page, server: Server, reruns: Reruns, moves: Moves, n: int, card: st
             moves.failures.append(f"move {i}: expected {expected(i)}, saw {after}")
         moves.dom_ms.append(res["tDom"] - res["tInput"])
         moves.frame_ms.append(res["tFrame"] - res["tInput"])
+    time.sleep(PAUSE_S)
+    moves.commits.append(page.evaluate("() => window.__mzCommits ?? -1") - commits)
 
 
 def run_drags(page, server, reruns, n) -> Moves:
@@ -523,6 +587,15 @@ _FA_READY = ".st-key-fa-verdicts .mz-claim"        # lesson 4's verdicts (not th
 _FA_SCORE = "document.querySelector('.st-key-fa-strip .mz-score b')?.textContent"
 
 
+# The hybrid ranking on /retrieve (``#rt-one-rankings`` since session 6; before, the
+# container ``rt-one-rankings``: both match, so that a checkout of the older code is measured too).
+def _rt_hybrid(inside: str) -> str:
+    return ", ".join(f"{box} [data-system=hybrid] {inside}"
+                     for box in ("#rt-one-rankings", ".st-key-rt-one-rankings"))
+
+
+_RT_BOX = '[class*="st-key-retrieve-t-"] input'     # the typed question (key: retrieve.t.<gen>)
+
 LESSONS: dict[str, LessonSpec] = {
     "recall-precision": LessonSpec(
         LESSON, '.rk-item[data-id="d2"]', "drag d2 rank 2 <-> 1 (RR)",
@@ -576,12 +649,11 @@ LESSONS: dict[str, LessonSpec] = {
     # their measures; watched: the hybrid ranking (the three are one element).
     "retrieve": LessonSpec(
         "/retrieve?lang=ar&q=own&t=" + urllib.parse.quote("كيف أطلب إجازة سنوية؟"),
-        ".st-key-rt-one-rankings [data-system=hybrid] .mz-rt-item",
+        _rt_hybrid(".mz-rt-item"),
         "type a new Arabic question, Enter",
-        act=lambda page, i: _type_question(page, _RT_QUESTIONS[i % len(_RT_QUESTIONS)]),
+        act=lambda page, i: _type_question(page, _rt_question(i)),
         expected=lambda i: None,
-        watch="document.querySelector("
-              "'.st-key-rt-one-rankings [data-system=hybrid] ol')?.textContent",
+        watch=f"document.querySelector('{_rt_hybrid('ol')}')?.textContent",
         target_ms=150.0, target_cpu_ms=40.0,
         quiet_s=60.0),   # the page embeds the bundled questions once, in the background
 }
@@ -603,10 +675,17 @@ _RT_QUESTIONS = (
 )
 
 
+def _rt_question(i: int) -> str:
+    """Question i: never one asked before on this server (a new query vector every time; the
+    twenty topics alternate, so each one changes the rankings)."""
+    text = _RT_QUESTIONS[i % len(_RT_QUESTIONS)]
+    return text if i < len(_RT_QUESTIONS) else f"{text} ({i // len(_RT_QUESTIONS) + 1})"
+
+
 def _type_question(page, text: str) -> None:
     """A typed question on /retrieve: fill the box, then Enter (its keydown starts the
     clock)."""
-    box = page.locator(".st-key-rt-typed input")
+    box = page.locator(_RT_BOX)
     box.fill(text)
     box.press("Enter")
 
@@ -681,46 +760,71 @@ def bench_checker(repeat: int = 50) -> None:
           f"(n={repeat})")
 
 
+def _open_for_moves(browser, server: Server, spec: LessonSpec, idle_s: float):
+    """A fresh context (a new student) on ``spec``'s page, run, quiet; returns (context, page,
+    reruns, the idle CPU measured before the moves)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(COMMITS_JS)
+    page = context.new_page()
+    page.set_default_timeout(STARTUP_TIMEOUT_S * 1000)
+    reruns = Reruns(page)
+    page.goto(server.url + spec.path, wait_until="commit")
+    page.locator(spec.ready).first.wait_for(state="visible")
+    settle(page, reruns, 0, timeout_s=STARTUP_TIMEOUT_S)
+    page.locator(spec.ready).first.scroll_into_view_if_needed()
+    page.evaluate(PAGE_JS)
+    page.wait_for_timeout(500)
+    quiesce(server, page, max_s=spec.quiet_s)
+    server.mark_background()
+    return context, page, reruns, idle_cpu(server, page, idle_s)
+
+
 def bench_lessons(browser, args, names: list[str]) -> list[tuple[str, Result]]:
     """One server (as configured); per lesson a fresh browser context (a new student), page
-    run, idle measured, ``args.reps`` interactions, idle again."""
+    run, idle measured, ``args.reps`` interactions, idle again. With ``--compare-root`` a
+    second server runs that checkout, its own page open beside, and the two take turns:
+    ``--block`` interactions on one, then on the other, until each has had ``args.reps``."""
     out: list[tuple[str, Result]] = []
-    server = Server({})
+    versions = [("", Server({}))]
+    if args.compare_root:
+        other = Path(args.compare_root).resolve()
+        versions.append((f" [{other.name}]", Server({}, root=other)))
     try:
-        server.start()
+        for _, server in versions:
+            server.start()
         for name in names:
             spec = LESSONS[name]
-            result = Result(name)
-            context = browser.new_context(viewport=VIEWPORT)
+            block = args.block if len(versions) > 1 else args.reps
+            opened = []
             try:
-                page = context.new_page()
-                page.set_default_timeout(STARTUP_TIMEOUT_S * 1000)
-                reruns = Reruns(page)
-                page.goto(server.url + spec.path, wait_until="commit")
-                page.locator(spec.ready).first.wait_for(state="visible")
-                settle(page, reruns, 0, timeout_s=STARTUP_TIMEOUT_S)
-                page.locator(spec.ready).first.scroll_into_view_if_needed()
-                page.evaluate(PAGE_JS)
-                page.wait_for_timeout(500)
-                quiesce(server, page, max_s=spec.quiet_s)
-                server.mark_background()
-                idle_a = idle_cpu(server, page, args.idle)
-                moves = Moves(spec.interaction)
-                measure(page, server, reruns, moves, args.reps, spec.card,
-                        act=lambda i, spec=spec, page=page: spec.act(page, i),
-                        expected=spec.expected, watch=spec.watch)
-                result.moves.append(moves)
-                quiesce(server, page, max_s=3.0)
-                idle_b = idle_cpu(server, page, args.idle)
-                result.idle = Cpu(*(a + b for a, b in zip(
-                    (idle_a.total, idle_a.loop, idle_a.background, idle_a.wall),
-                    (idle_b.total, idle_b.loop, idle_b.background, idle_b.wall), strict=True)))
-                result.idle_parts = (idle_a.rate("total"), idle_b.rate("total"))
+                for label, server in versions:
+                    opened.append((label, server, *_open_for_moves(browser, server, spec,
+                                                                   args.idle)))
+                moves = {label: Moves(spec.interaction) for label, *_ in opened}
+                for first in range(0, args.reps, block):
+                    for label, server, _, page, reruns, _ in opened:
+                        load1 = os.getloadavg()[0]
+                        measure(page, server, reruns, moves[label], min(block, args.reps - first),
+                                spec.card, act=lambda i, spec=spec, page=page: spec.act(page, i),
+                                expected=spec.expected, watch=spec.watch, first=first)
+                        moves[label].loads.append(load1)
+                for label, server, _, page, _, idle_a in opened:
+                    result = Result(name + label)
+                    result.moves.append(moves[label])
+                    quiesce(server, page, max_s=3.0)
+                    idle_b = idle_cpu(server, page, args.idle)
+                    result.idle = Cpu(*(a + b for a, b in zip(
+                        (idle_a.total, idle_a.loop, idle_a.background, idle_a.wall),
+                        (idle_b.total, idle_b.loop, idle_b.background, idle_b.wall),
+                        strict=True)))
+                    result.idle_parts = (idle_a.rate("total"), idle_b.rate("total"))
+                    out.append((name, result))
             finally:
-                context.close()
-            out.append((name, result))
+                for _, _, context, *_ in opened:
+                    context.close()
     finally:
-        server.stop()
+        for _, server in versions:
+            server.stop()
     return out
 
 
@@ -729,8 +833,8 @@ def print_lessons(results: list[tuple[str, Result]], batch: int) -> int:
           f"<= {TARGET_CPU_MS:.0f} ms median; issue 5's 20,000-character paste: p95 <= 1000 ms, "
           "no CPU target), server as configured")
     print(f"  {'lesson':19} {'interaction':40} {'n':>3} {'p50':>5} {'p95':>5} {'dom95':>5} "
-          f"{'browser':>7} | {'CPU med':>7} {'mean':>5} {'loop':>5} {'script':>6} "
-          f"{'idle/s':>6} | {'p95':>6} {'CPU':>6} | reruns")
+          f"{'browser':>7} {'chrCPU':>6} | {'CPU med':>7} {'mean':>5} {'loop':>5} {'script':>6} "
+          f"{'idle/s':>6} | {'p95':>6} {'CPU':>6} | reruns, msgs/deltas/commits per move, load")
     failures = 0
     for name, r in results:
         m = r.moves[0]
@@ -739,11 +843,16 @@ def print_lessons(results: list[tuple[str, Result]], batch: int) -> int:
         p95 = pct(m.frame_ms, 95)
         spec = LESSONS[name]
         cpu_ok = "n/a" if spec.target_cpu_ms is None else verdict(med, spec.target_cpu_ms)
-        print(f"  {name:19} {m.name:40} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
-              f"{fmt(p95):>5} {fmt(pct(m.dom_ms, 95)):>5} {fmt(pct(m.browser_ms, 50)):>7} | "
+        n, nan = max(len(m.cpu), 1), float("nan")
+        per_move = (f"{m.messages / n:.0f}/{m.deltas / n:.0f}/"
+                    f"{statistics.median(m.commits) if m.commits else float('nan'):.0f}")
+        loads = f"{min(m.loads):.1f}-{max(m.loads):.1f}" if m.loads else ""
+        print(f"  {r.label:19} {m.name:40} {len(m.frame_ms):>3} {fmt(pct(m.frame_ms, 50)):>5} "
+              f"{fmt(p95):>5} {fmt(pct(m.dom_ms, 95)):>5} {fmt(pct(m.browser_ms, 50)):>7} "
+              f"{fmt(statistics.fmean(m.chromium_cpu_ms) if m.chromium_cpu_ms else nan):>6} | "
               f"{fmt(med):>7} {fmt(mean):>5} {fmt(loop):>5} {fmt(mean - loop):>6} "
               f"{1000 * r.idle.rate('total'):>6.1f} | {verdict(p95, spec.target_ms):>6} "
-              f"{cpu_ok:>6} | {m.reruns} ({m.fragment_runs} fragment)")
+              f"{cpu_ok:>6} | {m.reruns} ({m.fragment_runs} fragment), {per_move}, {loads}")
         for f in m.failures[:5]:
             print(f"    ! {f}")
         failures += len(m.failures)
@@ -939,7 +1048,8 @@ def main_lessons(args) -> int:
     print("""
   p50 / p95: input event (pointerup / keydown) -> the watched number or text changed, next
     animation frame, page clock; dom95: p95 of the DOM change itself. browser: median
-    Chromium main-thread task time per interaction. CPU: server event loop + script thread
+    Chromium main-thread task time per interaction; chrCPU: mean CPU time of all Chromium
+    processes per interaction (/proc, 10 ms ticks). CPU: server event loop + script thread
     per interaction, idle rate subtracted, median over batches of --batch; loop / script
     split the mean. idle/s: whole-process idle CPU with the page open, ms per second.""")
     load1, _, _ = os.getloadavg()
@@ -949,8 +1059,7 @@ def main_lessons(args) -> int:
 
 
 COLD_PAGES = {"lesson 2": ("/recall-precision?lang=en", ".mz-metric"),
-              "/retrieve": ("/retrieve?lang=en",
-                            ".st-key-rt-one-rankings [data-system=hybrid] .mz-rt-item")}
+              "/retrieve": ("/retrieve?lang=en", _rt_hybrid(".mz-rt-item"))}
 
 
 def cold_once(browser, path: str, ready: str) -> tuple[float, float]:
@@ -1021,6 +1130,11 @@ def main() -> int:
                     help="instead of lesson 2's full run: one repeatable interaction per lesson, "
                          f"comma-separated from {','.join(LESSONS)}, or 'all'")
     ap.add_argument("--reps", type=int, default=16, help="interactions per lesson (--lessons)")
+    ap.add_argument("--compare-root", metavar="DIR",
+                    help="--lessons: also measure a server run from this checkout (e.g. the code "
+                         "before a change, exported to a temp dir), alternating with this one")
+    ap.add_argument("--block", type=int, default=10,
+                    help="--compare-root: interactions in a row on one server before switching")
     ap.add_argument("--cold-compare", action="store_true",
                     help="cold start of /retrieve against lesson 2 on fresh servers")
     ap.add_argument("--cold-reps", type=int, default=3, help="servers per page (--cold-compare)")

@@ -177,8 +177,13 @@ def sidebar(settings: state.GlobalSettings, sections: dict[str, list]) -> None:
             args=(True,),
             key="_mz_present_on",
         )
-        with st.expander(t("share.heading"), icon=":material/share:"):
-            share.share_panel(key="mz-share-sidebar")
+        # Drawn only while open (a rerun opens it): closed, its three elements would still be
+        # in the page, and the browser redraws every element of the page several times per
+        # rerun, a fragment's included.
+        with st.expander(t("share.heading"), icon=":material/share:", key="_mz_share_open",
+                         on_change="rerun") as panel:
+            if panel.open:
+                share.share_panel(key="mz-share-sidebar")
 
 
 def presenter_bar() -> None:

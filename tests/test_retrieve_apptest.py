@@ -188,6 +188,17 @@ def test_a_typed_question_judged_by_the_learner_and_kept_in_the_link(lang, quest
     assert values_rows(again) == after                     # the link restores the judgment
 
 
+def test_arabic_indic_digits_reach_the_tables_and_the_rankings():
+    """The page reads the digit style once per full run (the sidebar's switch is one): the
+    values table, the ranks and the scores follow it."""
+    at = run({"lang": "ar", "digits": "arab", "q": "q06", "p": "hybrid"})
+    rows = table(at, "rt-one-values")
+    assert all(re.fullmatch(r"[٠-٩]+٫[٠-٩]{3}", cell) for row in rows[1:] for cell in row[1:-1])
+    block = next(b for b in blocks(at) if 'class="mz-rt-rankings' in b)
+    assert '<span class="mz-rt-rank"><bdi>١</bdi>' in block
+    assert not re.search(r'class="mz-rt-score"><bdi dir="ltr">[0-9]', block)
+
+
 @needs_dense
 def test_an_english_question_on_the_arabic_handbook():
     at = run({"lang": "en", "q": "q06", "ql": "en", "c": "ar", "p": "dense"})

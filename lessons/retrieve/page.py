@@ -43,7 +43,11 @@ VIEWS = ("one", "all", "own")
 MEASURE_KEYS = ("R", "RR", "nDCG")
 
 c = load_content(FOLDER)
+# The page's language and digits, read once: either changes only through the sidebar, i.e. a
+# full rerun, which runs this module again (each read goes through session state: a typed
+# question's HTML formats ~150 numbers and labels).
 lang = current_lang()
+digits = current_digits()
 handbook = logic.bundled()
 NAMES = c["systems"]["names"]
 QUESTION_IDS = tuple(q.id for q in handbook.questions)
@@ -125,19 +129,34 @@ def html_block(markup: str) -> None:
 
 
 def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: str,
-               numeric: Sequence[int] = ()) -> None:
-    """A table as HTML (cells already escaped), scrolling sideways inside a phone's width."""
+               numeric: Sequence[int] = (), caption: str = "") -> None:
+    """A table as HTML (cells already escaped), scrolling sideways inside a phone's width;
+    ``caption``: trusted content text said under it, in the same element (see ``caption_html``)."""
     head = "".join(f"<th>{h}</th>" for h in headers)
     body = "".join(
         "<tr>" + "".join(f'<td class="{"mz-rt-num" if i in numeric else ""}">{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>" for row in rows)
-    html_block(f'<div class="mz-rt-table" dir="{direction()}" lang="{lang}" id="{key}">'
-               f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    table = (f'<div class="mz-rt-table" dir="{direction(lang)}" lang="{lang}" id="{key}">'
+             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+    html_block(table + (caption_html(caption) if caption else ""))
+
+
+def caption_html(text: str) -> str:
+    """Trusted content text as a caption inside an HTML element. Every element of the question's
+    results is redrawn for every question (and each costs the browser a share of every redraw
+    of the page): a note under a table is part of the table's element, not one of its own."""
+    return (f'<p class="mz-rt-caption" dir="{direction(lang)}" lang="{lang}">'
+            f"{cell_text(text)}</p>")
 
 
 def cell_text(text: str) -> str:
     """Trusted content text in a table cell (escaped, Latin runs isolated in Arabic)."""
-    return bidi.isolate(bidi.escape_html(text), lang, digits=current_digits())
+    return _isolated(text, lang, digits)
+
+
+@functools.lru_cache(maxsize=4096)
+def _isolated(text: str, text_lang: str, digit_style: str) -> str:
+    return bidi.isolate(bidi.escape_html(text), text_lang, digits=digit_style)
 
 
 def two_widths(long: str, short: str) -> str:
@@ -157,22 +176,28 @@ def text_html(text: str, *, breaks: bool = True) -> str:
 
 
 def cell_num(x: float, decimals: int = 3, *, bold: bool = False) -> str:
-    shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals))}</bdi>'
+    shown = f'<bdi dir="ltr">{bidi.escape_html(fmt_num(x, decimals, digits=digits))}</bdi>'
     return f"<strong>{shown}</strong>" if bold else shown
+
+
+WEIGHT_PX = 220   # a fusion weight's box beside the k slider
 
 
 def search_controls(s: state.UrlState, where: str) -> tuple[int, dict[str, float]]:
     """k and the fusion weights (shared by the views)."""
     words = c["controls"]
-    cols = st.columns([2, 1, 1]) if not layout.is_presenting() else [st.container()] * 3
-    k = cols[0].slider(layout.label(words["k"]), 1, logic.MAX_K, value=s["k"],
-                       key=s.key(f"k-{where}"), help=words["k_help"])
-    wb = cols[1].number_input(layout.label(words["w_bm25"]), 0.0, logic.MAX_WEIGHT,
-                              value=float(s["wb"]), step=0.25, key=s.key(f"wb-{where}"),
-                              help=words["weights_help"])
-    wd = cols[2].number_input(layout.label(words["w_dense"]), 0.0, logic.MAX_WEIGHT,
-                              value=float(s["wd"]), step=0.25, key=s.key(f"wd-{where}"),
-                              help=words["weights_help"])
+    # One row that wraps on a phone (one block; columns would be four, each redrawn by the
+    # browser with every question); one under another in the presenter view.
+    row = st.container(horizontal=not layout.is_presenting())
+    weight = "stretch" if layout.is_presenting() else WEIGHT_PX
+    k = row.slider(layout.label(words["k"]), 1, logic.MAX_K, value=s["k"],
+                   key=s.key(f"k-{where}"), help=words["k_help"])
+    wb = row.number_input(layout.label(words["w_bm25"]), 0.0, logic.MAX_WEIGHT,
+                          value=float(s["wb"]), step=0.25, key=s.key(f"wb-{where}"),
+                          help=words["weights_help"], width=weight)
+    wd = row.number_input(layout.label(words["w_dense"]), 0.0, logic.MAX_WEIGHT,
+                          value=float(s["wd"]), step=0.25, key=s.key(f"wd-{where}"),
+                          help=words["weights_help"], width=weight)
     s.set(k=int(k), wb=float(wb), wd=float(wd))
     return int(k), logic.weights_of(wb, wd)
 
@@ -213,9 +238,10 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
         meta += f'<span class="mz-rt-badge">{cell_text(badge)}</span>'
     if passage.superseded:
         meta += f'<span class="mz-rt-old">{bidi.escape_html(words["superseded"])}</span>'
-    score = fmt_num(hit.score, SCORE_DECIMALS[system])
+    score = fmt_num(hit.score, SCORE_DECIMALS[system], digits=digits)
+    rank = fmt_num(hit.rank, digits=digits)
     return (f'<li class="mz-rt-item {css}">'
-            f'<div class="mz-rt-head"><span class="mz-rt-rank"><bdi>{fmt_num(hit.rank)}</bdi>'
+            f'<div class="mz-rt-head"><span class="mz-rt-rank"><bdi>{rank}</bdi>'
             f'</span><span class="mz-rt-title" {text_dir}>{title}</span>'
             f'<span class="mz-rt-score"><bdi dir="ltr">{score}</bdi></span></div>'
             + (f'<div class="mz-rt-meta">{meta}</div>' if meta else "")
@@ -225,7 +251,7 @@ def passage_html(item: logic.Item, system: str, text_lang: str | None, hidden: b
 
 
 def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | None,
-                  hidden: bool) -> str:
+                  hidden: bool, *, key: str) -> str:
     """The systems' rankings side by side (one column each; stacked on a phone or a projector)
     as one HTML element: a typed question changes them all, and three columns of three
     elements each cost the server and the browser more than the passages themselves."""
@@ -243,12 +269,13 @@ def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | No
                     f'{cell_text(words.get(f"empty_{system}", words["empty"]))}</p>')
         columns.append(f'<section class="mz-rt-col" data-system="{system}">{head}{body}</section>')
     width = "mz-rt-stacked" if layout.is_presenting() or len(columns) == 1 else "mz-rt-three"
-    return (f'<div class="mz-rt-rankings {width}" dir="{direction()}" lang="{lang}">'
+    return (f'<div class="mz-rt-rankings {width}" id="{key}" dir="{direction(lang)}" lang="{lang}">'
             + "".join(columns) + "</div>")
 
 
 def values_table(values: Mapping[str, Mapping[str, float]],
-                 items: Mapping[str, Sequence[logic.Item]], k: int, key: str) -> None:
+                 items: Mapping[str, Sequence[logic.Item]], k: int, key: str,
+                 caption: str = "") -> None:
     words = c["one"]
     names = logic.measure_names(k)
     best = {m: logic.best_systems(values, m) for m in names}
@@ -260,10 +287,26 @@ def values_table(values: Mapping[str, Mapping[str, float]],
             + [cell_num(values[s][m], bold=len(best[m]) < len(values) and s in best[m])
                for m in names]
             + [cell_num(logic.unjudged_count(items[s]), 0)] for s in values]
-    html_table(headers, rows, key=key, numeric=range(1, len(headers)))
+    html_table(headers, rows, key=key, numeric=range(1, len(headers)), caption=caption)
 
 
 # --- the question panel (bundled or uploaded corpus) -----------------------------------------
+
+
+_LAST_SEARCH = "rt.last_search"
+
+
+def search(systems_of, text: str, k: int, weights: Mapping[str, float]):
+    """``logic.search``, remembered for the same arguments within the session: the one-question
+    view searches before it draws its controls (see ``one_results``) and again, for free, with
+    what the controls returned."""
+    args = (text, k, tuple(sorted(weights.items())))
+    last = st.session_state.get(_LAST_SEARCH)
+    if last is not None and last[0] is systems_of and last[1] == args:
+        return last[2]
+    rankings = logic.search(systems_of, text, k, weights)
+    st.session_state[_LAST_SEARCH] = (systems_of, args, rankings)
+    return rankings
 
 
 def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int,
@@ -274,13 +317,17 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
     """Rankings, the prediction (when assessors judged the question), the measures, the
     judging of unjudged passages and the links into the lessons."""
     words = c["one"]
-    rankings = logic.search(systems_of, text, k, weights)
+    rankings = search(systems_of, text, k, weights)
     items = logic.question_items(rankings, corpus, assessed, mine, notes)
     qrels = logic.combined(assessed, mine)
     systems = tuple(rankings)
     predicted = prediction["p"] if prediction is not None else ""
     can_predict = prediction is not None and bool(assessed) and len(systems) > 1
     hidden = can_predict and predicted not in systems
+    # Everything computed before the first element: the elements then leave in one burst,
+    # which the browser draws in one go (a pause between two of them costs it a redraw).
+    values = logic.question_values(rankings, qrels, k)
+    rankings_markup = rankings_html(items, text_lang, hidden, key=f"{key}-rankings")
 
     if hidden:
         with st.container(border=True, key=f"{key}-predict"):
@@ -294,19 +341,18 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
             st.segmented_control(layout.label(words["predict_label"]), systems,
                                  format_func=NAMES.__getitem__, key=pick_key,
                                  on_change=predicted_now)
-    values = logic.question_values(rankings, qrels, k)
     if not hidden:
         if can_predict:
             verdict(values, predicted, k, prediction)
-        values_table(values, items, k, key=f"{key}-values")
-        st.caption(layout.label(words["relevant_note"]))     # grade >= 1, superseded rules too
+        # under the table: what "relevant" means here (grade >= 1, superseded rules too) and,
+        # when a ranking holds unjudged passages, how they count
+        unjudged = any(i.grade is None for its in items.values() for i in its)
+        notes = [words["relevant_note"]] + ([words["unjudged_note"]] if unjudged else [])
+        values_table(values, items, k, key=f"{key}-values", caption=" ".join(notes))
         if not any(g >= 1 for g in qrels.values()):
             st.info(layout.label(words["no_relevant"]))
-        if any(i.grade is None for its in items.values() for i in its):
-            st.caption(layout.label(words["unjudged_note"]))
 
-    with st.container(key=f"{key}-rankings"):
-        html_block(rankings_html(items, text_lang, hidden))
+    html_block(rankings_markup)
     if hidden:
         return
     judge_panel(items, key, set_grade)
@@ -336,11 +382,11 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
     words = c["judge"]
     candidates = logic.judgeable(items)
     with st.container(border=True, key=f"{key}-judge"):
-        layout.markdown(f"**{words['heading']}**")
         if not candidates:
+            layout.markdown(f"**{words['heading']}**")
             st.caption(layout.label(words["none_left"]))
             return
-        layout.markdown(words["body"])
+        layout.markdown(f"**{words['heading']}**\n\n{words['body']}")
         by_id = {item.hit.id: item for item in candidates}
 
         # The option labels stay fixed (a selectbox keeps the labels it first drew); the
@@ -349,9 +395,9 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
                            format_func=lambda p: f"{by_id[p].passage.title or p} ({p})",
                            key=f"{key}-judge-pick")
         item = by_id[pid]
-        html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>')
-        st.caption(layout.label(words["unjudged"] if item.grade is None
-                                else fill(words["yours"], {"grade": item.grade})))
+        html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>'
+                   + caption_html(words["unjudged"] if item.grade is None
+                                  else fill(words["yours"], {"grade": item.grade})))
         grade_key = f"{key}-grade-{pid}-{item.grade}"
 
         def changed() -> None:
@@ -430,22 +476,32 @@ def one_question() -> None:
     one_results()
 
 
+def search_ahead(s: state.UrlState) -> None:
+    """The search, with the values the controls are about to return, before anything is drawn
+    (the question's embedding is its slow part, ~20 ms): Streamlit's browser side redraws
+    whenever elements arrive, so a pause between two of them costs it an extra redraw.
+    ``question_panel`` then searches with what the controls did return: the same, remembered.
+    A typed question's callback runs it too, before the fragment's first element, while the
+    browser redraws the page for the run that starts."""
+    now = st.session_state.get
+    search(handbook.retrievers[s["c"]],
+           logic.clean_question(now(s.key("t"), s["t"])) if s["q"] == "own"
+           else handbook.by_id[s["q"]].text[s["ql"]],
+           int(now(s.key("k-one"), s["k"])),
+           logic.weights_of(now(s.key("wb-one"), s["wb"]), now(s.key("wd-one"), s["wd"])))
+
+
 @st.fragment
 @layout.friendly_errors("retrieve.one")
 def one_results() -> None:
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
-    # The question's embedding first (~20 ms, the slow part): Streamlit's browser side redraws
-    # whenever elements arrive, so a pause in the middle of the fragment costs an extra redraw.
-    typed_now = st.session_state.get(s.key("t"), s["t"])
-    handbook.retrievers[s["c"]].prepare(
-        logic.clean_question(typed_now) if s["q"] == "own"
-        else handbook.by_id[s["q"]].text[s["ql"]])
+    search_ahead(s)
     if s["q"] == "own":
-        with st.container(key="rt-typed"):
-            typed = logic.clean_question(st.text_input(
-                layout.label(words["typed"]), value=s["t"], key=s.key("t"),
-                max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"]))
+        typed = logic.clean_question(st.text_input(
+            layout.label(words["typed"]), value=s["t"], key=s.key("t"),
+            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"],
+            on_change=search_ahead, args=(s,)))
         change_question(s, t=typed)
     k, weights = search_controls(s, "one")
 
