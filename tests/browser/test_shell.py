@@ -165,6 +165,19 @@ def test_language_switch_keeps_page_and_url_state(page, app_url):
     assert urlsplit(page.url).path == "/fixture"
 
 
+def test_the_presenter_button_stays_inside_the_sidebar_column(page, app_url):
+    """A button with a help tooltip sits in the same wrapper as a help icon: the icon's larger
+    hit area (base.css) once grew it 14 px past the sidebar's column on every side."""
+    open_page(page, app_url + "/fixture")
+    button = page.locator("[data-testid=stSidebar]").get_by_role("button", name="وضع العرض")
+    left, right, col_left, col_right, height = button.evaluate(
+        "b => { const r = b.getBoundingClientRect(), c = b.closest("
+        "'[data-testid=stElementContainer]').getBoundingClientRect();"
+        " return [r.left, r.right, c.left, c.right, r.height]; }")
+    assert col_left - 0.5 <= left and right <= col_right + 0.5, (left, right, col_left, col_right)
+    assert height >= 44
+
+
 def test_presenter_view_hides_sidebar_and_enlarges_type(page, app_url):
     open_page(page, app_url + "/fixture?present=1")
     page.wait_for_selector(".st-key-mz-presenter-bar")
