@@ -10,6 +10,7 @@ of these banks without an entry here fails the first test.
 from __future__ import annotations
 
 from collections.abc import Callable
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Decimal
 
 import pytest
 
@@ -91,6 +92,19 @@ def test_every_numeric_item_is_recomputed():
 def test_the_key_is_what_metrics_computes(item_id: str):
     item = next(i for bank in BANKS for i in _items(bank) if i["id"] == item_id)
     assert NUMERIC[item_id]() == pytest.approx(item["answer"], abs=item["tolerance"])
+
+
+@pytest.mark.parametrize("item_id", sorted(NUMERIC))
+def test_a_key_rounded_to_two_decimals_either_way_is_accepted(item_id: str):
+    """A key rounded to two decimals is right, either way at a midpoint: 0.625 typed as 0.62
+    or 0.63 (each exactly 0.005 away, a boundary floats could lose)."""
+    from ui.quiz import numeric_right
+
+    item = next(i for bank in BANKS for i in _items(bank) if i["id"] == item_id)
+    key = Decimal(repr(item["answer"]))
+    for mode in (ROUND_HALF_UP, ROUND_HALF_EVEN):      # 0.625 → 0.63 or 0.62
+        assert numeric_right(float(key.quantize(Decimal("0.01"), rounding=mode)), item), mode
+    assert not numeric_right(item["answer"] + 2 * item.get("tolerance", 0.005), item)
 
 
 def _option(item_id: str, fragment: str) -> dict:

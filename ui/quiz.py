@@ -51,6 +51,12 @@ def _choice(item: dict, key: str, on_answer: OnAnswer | None = None) -> None:
         layout.markdown(option.get("why", ""))
 
 
+def numeric_right(value: float, item: dict) -> bool:
+    """Within the item's tolerance (0.005 by default: an answer rounded to two decimals is
+    right, 0.62 and 0.63 for 0.625 too; 1e-9 so that the boundary is not lost to floats)."""
+    return abs(value - item["answer"]) <= item.get("tolerance", 0.005) + 1e-9
+
+
 def _numeric(item: dict, key: str, on_answer: OnAnswer | None = None) -> None:
     typed = layout.answer_form(key, t("quiz.answer"), t("quiz.answer_placeholder"),
                                t("quiz.check"))
@@ -60,7 +66,7 @@ def _numeric(item: dict, key: str, on_answer: OnAnswer | None = None) -> None:
     if value is None:
         st.warning(t("quiz.not_a_number"))
         return
-    right = abs(value - item["answer"]) <= item.get("tolerance", 0.005) + 1e-9
+    right = numeric_right(value, item)
     # Report each newly checked text once (the verdict is redrawn on every rerun).
     if on_answer is not None and st.session_state.get(f"{key}-reported") != typed:
         st.session_state[f"{key}-reported"] = typed
