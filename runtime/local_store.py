@@ -31,6 +31,7 @@ Under ``AppTest`` components do not run: the page works on session progress only
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -47,7 +48,8 @@ __all__ = ["STORAGE_KEY", "Store", "begin_run", "current", "local_store", "persi
 STORAGE_KEY = "mizan.progress.v1"
 _STATE = "_mz_progress_store"
 _PERSISTED = "_mz_progress_persisted"  # set when persist() ran in this script run
-_WIDGET = "mz-local-store"
+_WIDGET = "mz-local-store"   # + this session's nonce (see _widget)
+_NONCE = "_mz_progress_nonce"
 _ASSETS = Path(__file__).with_name("local_store")
 
 _COMPONENT = st.components.v2.component(
@@ -143,8 +145,17 @@ def receive(s: Store, status: str, text: str) -> None:
         s.text = None
 
 
+def _widget() -> str:
+    """The element's key, new in every session: after a reconnect to another process (one
+    hung, died or restarted) the browser would keep an element with the old session's key,
+    which had read already — the new session would never learn what the browser holds."""
+    if _NONCE not in st.session_state:
+        st.session_state[_NONCE] = secrets.token_hex(4)
+    return f"{_WIDGET}-{st.session_state[_NONCE]}"
+
+
 def _on_loaded() -> None:
-    value = st.session_state.get(_WIDGET)
+    value = st.session_state.get(_widget())
     event = value.get("loaded") if isinstance(value, Mapping) else None
     if isinstance(event, dict) and event.get("status") in ("ok", "empty", "unavailable"):
         text = event.get("text")
@@ -188,6 +199,6 @@ def persist(*, when_unsaved: bool = False) -> None:
         if text != s.text:
             s.text = text
             s.rev += 1
-    local_store(STORAGE_KEY, s.text if s.loaded else None, s.rev, key=_WIDGET,
+    local_store(STORAGE_KEY, s.text if s.loaded else None, s.rev, key=_widget(),
                 backup=s.status == "refused", on_loaded=_on_loaded,
                 on_write_failed=_on_write_failed)

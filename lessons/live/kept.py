@@ -21,9 +21,10 @@ would.
 from __future__ import annotations
 
 import functools
+import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -52,6 +53,10 @@ class Kept:
     handed_at: float | None = None
     reading_since: float | None = None   # a mount waiting for the browser's read
     handovers: int = 0
+    # In every element key: a new session (a reload, or a reconnect to another process after
+    # one hung or died) mounts a new element, which reads. With the old session's key the
+    # browser kept its element, which had read already: nothing was read, nothing resumed.
+    session: str = field(default_factory=lambda: secrets.token_hex(4))
 
     @property
     def confirmed(self) -> bool:
@@ -112,7 +117,7 @@ class Kept:
     def draw(self, key: str, *, hand_over: bool = True) -> None:
         """Mount the bridge (it draws nothing). Call once per full run, at a fixed place."""
         text = self.step(time.monotonic(), hand_over=hand_over)
-        element = f"{key}-{self.mount}"
+        element = f"{key}-{self.session}-{self.mount}"
         local_store(self.storage_key, text, self.rev, key=element,
                     on_loaded=functools.partial(_on_loaded, self, element),
                     on_write_failed=functools.partial(self.receive, "unavailable", ""))

@@ -332,6 +332,8 @@ def test_the_phone_taps_44_px_and_sees_the_question_box(browser, app_url, lang, 
     page.goto(f"{app_url}{PATH}?join={code}&lang={lang}")
     expect(page.get_by_label("Session code" if lang == "en" else "رمز الجلسة")).to_have_value(
         code, timeout=30_000)
+    stores_read(page)        # the run has drawn everything (its CSS too) before we measure
+    page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget] svg')")
     assert page.evaluate(SMALL_TARGETS) == []
     page.get_by_role("button", name="Join" if lang == "en" else "انضمّ").click()
     box = page.get_by_label("Your answer" if lang == "en" else "إجابتك")
