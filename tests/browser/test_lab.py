@@ -183,13 +183,14 @@ def choose(page: Page, box: str, option: str) -> None:
     rerun redrew the box before the list showed)."""
     wanted = page.get_by_role("option", name=option, exact=True)
     for _ in range(6):
+        # open the list once no run is drawing (a run redraws the box and closes the list)
+        page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget] svg')")
         page.locator(f"{box} [data-testid=stSelectbox] input").click()
         try:
-            wanted.wait_for(timeout=5_000)
+            wanted.click(timeout=5_000)
             break
         except PlaywrightTimeout:
             page.keyboard.press("Escape")
-    wanted.click()
     expect(page.locator(f"{box} [data-testid=stSelectbox] input")).to_have_value(option)
 
 
