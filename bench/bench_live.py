@@ -113,7 +113,9 @@ PAGE_JS = r"""
   const clean = (s) => (s || "").replace(/[\u2066-\u2069\u200e\u200f]/g, "").trim();
   const card = (name) => {
     for (const c of document.querySelectorAll(".mz-metric")) {
-      const label = clean(c.querySelector(".mz-metric-label")?.textContent);
+      // by its symbol (RR, RR@3): the label also carries the measure's name
+      const label = clean(c.querySelector(".mz-metric-symbol")?.textContent
+                          ?? c.querySelector(".mz-metric-label")?.textContent);
       if (label === name || label.startsWith(name + "@")) {
         return {label, value: clean(c.querySelector(".mz-metric-value")?.textContent)};
       }
