@@ -170,8 +170,12 @@ def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
             "(t) => t.scrollWidth <= t.parentElement.clientWidth + 1")
         assert table_fits, "the values table is cut at this width"
         # the three rankings: side by side on a wide screen, one under another on a phone
-        boxes = [page.locator(RANKING.format(system)).bounding_box()
-                 for system in ("bm25", "dense", "hybrid")]
+        # (measured together, once the run is over: one at a time, a column could be measured
+        # before and the next after the page above them grew)
+        page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget] svg')")
+        boxes = page.evaluate("""(sel) => ["bm25", "dense", "hybrid"].map(s => {
+            const r = document.querySelector(sel.replace("{}", s)).getBoundingClientRect();
+            return {x: r.x, y: r.y, width: r.width, height: r.height}; })""", RANKING)
         tops = {round(box["y"]) for box in boxes}
         if width >= 1280:
             assert len(tops) == 1 and all(box["width"] > 250 for box in boxes), boxes
