@@ -43,13 +43,13 @@ import streamlit as st
 from teaching import progress as pg
 
 __all__ = ["STORAGE_KEY", "Store", "begin_run", "current", "local_store", "persist",
-           "record_quiz", "save", "store"]
+           "record_quiz", "save", "session_key", "store"]
 
 STORAGE_KEY = "mizan.progress.v1"
 _STATE = "_mz_progress_store"
 _PERSISTED = "_mz_progress_persisted"  # set when persist() ran in this script run
 _WIDGET = "mz-local-store"   # + this session's nonce (see _widget)
-_NONCE = "_mz_progress_nonce"
+_NONCE = "_mz_store_nonce"
 _ASSETS = Path(__file__).with_name("local_store")
 
 _COMPONENT = st.components.v2.component(
@@ -145,13 +145,18 @@ def receive(s: Store, status: str, text: str) -> None:
         s.text = None
 
 
-def _widget() -> str:
-    """The element's key, new in every session: after a reconnect to another process (one
-    hung, died or restarted) the browser would keep an element with the old session's key,
-    which had read already — the new session would never learn what the browser holds."""
+def session_key(base: str) -> str:
+    """An element key for the bridge, new in every session: after a reconnect to another
+    process (one hung, died or restarted) the browser would keep an element with the old
+    session's key, which had read already — the new session would never learn what the
+    browser holds. Every user of :func:`local_store` keys its element with this."""
     if _NONCE not in st.session_state:
         st.session_state[_NONCE] = secrets.token_hex(4)
-    return f"{_WIDGET}-{st.session_state[_NONCE]}"
+    return f"{base}-{st.session_state[_NONCE]}"
+
+
+def _widget() -> str:
+    return session_key(_WIDGET)
 
 
 def _on_loaded() -> None:

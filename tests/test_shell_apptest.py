@@ -12,6 +12,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from runtime import catalog
+from tests.apptest_helpers import open_lesson
 from text import bidi
 from text.i18n import load_content, t
 
@@ -178,3 +179,12 @@ def test_static_folder_serves_the_font():
     assert static.resolve() == (ROOT / "assets").resolve()
     assert (static / "fonts" / "NotoNaskhArabic-Regular.woff2").stat().st_size > 10_000
     assert (ROOT / "assets" / "fonts" / "OFL.txt").exists()
+
+
+def test_presenter_switch_on_a_page_opened_at_its_ranking():
+    """Both scroll-once helpers in one run (the presenter view switched on lesson 2 opened
+    by an "explain" link, ``at=ranking``): each in its own hidden container, no duplicate key."""
+    at = open_lesson("lessons/recall_precision/page.py", {"lang": "en", "at": "ranking"})
+    at.button(key="_mz_present_on").click().run()
+    at.run()
+    assert not at.exception and not at.error, [str(e.value) for e in [*at.exception, *at.error]]

@@ -55,6 +55,8 @@ def to_top(*, key: str) -> None:
 def _mount(selector: str, *, key: str, covered_by: str | None = None) -> None:
     import streamlit as st
 
-    with st.container(key="mz-land"):     # hidden (base.css): no gap in the page
+    # hidden (base.css): no gap in the page; one container per use (a page opened at its
+    # ranking and the presenter view switched on use two in one run)
+    with st.container(key=f"mz-land-{key}"):
         _component()(key=key, data={"selector": selector, "covered_by": covered_by or ""},
                      width="stretch", height=0)

@@ -21,14 +21,13 @@ would.
 from __future__ import annotations
 
 import functools
-import secrets
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import streamlit as st
 
-from runtime.local_store import local_store
+from runtime.local_store import local_store, session_key
 
 HOST, PHONE = "mizan-live-host", "mizan-live-me"
 MAX_HANDOVERS = 5   # the same value handed over this often unconfirmed: stop (no endless loop)
@@ -53,10 +52,6 @@ class Kept:
     handed_at: float | None = None
     reading_since: float | None = None   # a mount waiting for the browser's read
     handovers: int = 0
-    # In every element key: a new session (a reload, or a reconnect to another process after
-    # one hung or died) mounts a new element, which reads. With the old session's key the
-    # browser kept its element, which had read already: nothing was read, nothing resumed.
-    session: str = field(default_factory=lambda: secrets.token_hex(4))
 
     @property
     def confirmed(self) -> bool:
@@ -117,7 +112,7 @@ class Kept:
     def draw(self, key: str, *, hand_over: bool = True) -> None:
         """Mount the bridge (it draws nothing). Call once per full run, at a fixed place."""
         text = self.step(time.monotonic(), hand_over=hand_over)
-        element = f"{key}-{self.session}-{self.mount}"
+        element = session_key(f"{key}-{self.mount}")   # a new session mounts a new element
         local_store(self.storage_key, text, self.rev, key=element,
                     on_loaded=functools.partial(_on_loaded, self, element),
                     on_write_failed=functools.partial(self.receive, "unavailable", ""))
