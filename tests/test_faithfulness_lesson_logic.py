@@ -467,3 +467,29 @@ def test_the_cases_are_translations_judged_alike():
                     text = fact_sentence(row, lang + key, row.get("range", [0])[0])
                     got.append(faithfulness.check(text, source).sentences[0].verdict)
                 assert got[0] == got[1], (table, row)
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_the_checkers_limits_say_what_it_does(lang):
+    """[checker] limits, at the page's default threshold: a paraphrase is a false "not
+    supported" only when the words the table does not know are more than 40 % of the claim's
+    content words; a claim of three content words or more that swaps one word for a word no
+    source has still passes, a two-word one does not; the «ما» of «ما دامت» is taken for a
+    negator."""
+    limits = load_content("faithfulness", lang)["checker"]["limits"]
+    threshold = logic.DEFAULT_THRESHOLD
+    assert f"{round(100 * (1 - threshold))} %" in limits and f"{round(100 * threshold)} %" in limits
+
+    def verdict(answer: str, source: str) -> str:
+        return logic.run(source, answer, threshold).report.sentences[0].verdict
+
+    source = "The gardener waters the orchids beside the lobby."   # five content words
+    assert verdict("The gardener sprinkles the blossoms beside the lobby.", source) == "supported"
+    assert verdict("The gardener sprinkles the blossoms beside the entrance.",
+                   source) == "unsupported"
+    assert verdict("The gardener sprinkles orchids.", source) == "supported"      # 2 of 3
+    assert verdict("The gardener sprinkles.", source) == "unsupported"            # 1 of 2
+    leave = "يحق للموظف العمل من المنزل يومين في الأسبوع."
+    answer = "يحق للموظف العمل من المنزل يومين في الأسبوع ما دامت الإدارة توافق."
+    sentence = logic.run(leave, answer, threshold).report.sentences[0]
+    assert (sentence.verdict, sentence.reasons) == ("check", ["negation_differs"])

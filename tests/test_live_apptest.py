@@ -167,12 +167,12 @@ def test_students_answer_change_and_see_the_reveal_with_the_misconception():
     assert service().my_answer(qid, ali.session_state["live-me"]["token"]) == "0.5"
 
     host.run()
-    assert "3 of 3 answered" in text(host)
+    assert "3 of 3 answered" in text(host) and "3 students joined" in text(host)
     assert len(host.get("vega_lite_chart")) == 1
     host.button(key="live-reveal").click().run()
     shown = alert_text(host)
     assert "Right answer: 0.50 — 33% of the class got it." in shown
-    assert "Most common wrong answer: 0.33 (chosen by 2)." in shown
+    assert "Most common wrong answer: 0.33 (chosen by 2 students)." in shown
     assert mistakes.text("recall_divided_by_k", "misconception", "en") in shown
 
     ali.run()
@@ -197,7 +197,7 @@ def test_choice_questions_and_which_system_is_better():
     host.button(key="live-reveal").click().run()
     shown = alert_text(host)
     assert "Right answer: System A — 33% of the class got it." in shown
-    assert "Most common wrong answer: System B (chosen by 2)." in shown
+    assert "Most common wrong answer: System B (chosen by 2 students)." in shown
     assert mistakes.text("judged_by_recall", "misconception", "en") in shown
 
 
@@ -520,6 +520,8 @@ def test_every_new_refusal_a_student_can_reach_is_translated(monkeypatch):
     assert service().my_answer(qid, fast.session_state["live-me"]["token"]) == "0.5"
     send(fast, qid, "0.5")                         # the same answer again is never refused
     assert ar_err["answer_too_fast"] not in alert_text(fast)
+    host.run()
+    assert "انضمّ طالب واحد" in bidi.strip_bidi_controls(text(host))   # the noun agrees
     for nickname, key in (("#1", "nickname_reserved"), ("Sa\u200bra", "nickname_invisible")):
         at = open_lesson(PAGE, {"lang": "ar", "join": code})       # attempts 2 and 3
         at.text_input(key="live-join-nick").input(nickname)
