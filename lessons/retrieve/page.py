@@ -969,7 +969,10 @@ def intro_values() -> dict:
 
 layout.lesson_css("retrieve")
 layout.lesson_header(c)
-layout.section(c, "intro", values=intro_values())
+# The page opens on its interactive, as the lessons do: what runs here is one click away.
+with st.expander(layout.label(c["intro"]["heading"]), icon=":material/info:"), \
+        st.container(key="mz-sec-intro"):
+    layout.markdown(c["intro"]["body"], intro_values())
 if not dense.status().available:
     st.warning(layout.label(dense_reason()), icon=":material/warning:")
 page_state = state.url_state(FOLDER, FIELDS)

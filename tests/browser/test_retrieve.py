@@ -194,3 +194,27 @@ def test_the_corpus_language_switch_keeps_the_page(page, app_url):
     page.wait_for_function("() => location.search.includes('c=ar')")
     expect(page.locator(".mz-rt-title[lang=ar]").first).to_be_visible(timeout=30_000)
     assert logic.PAIRS["en-ar"] == ("en", "ar")
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [("ar", 390, 844), ("en", 1280, 800)])
+def test_the_page_opens_on_its_interactive(browser, app_url, lang, width, height):
+    """Like the lessons: the view switch and the question picker on the first screen; what runs
+    here (the corpus, the pooled judgments, the retrievers) one click away."""
+    words = AR if lang == "ar" else EN
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/retrieve?lang={lang}")
+        picker = page.locator("[data-testid=stSelectbox]").filter(
+            has_text=words["controls"]["question"]).first
+        expect(picker).to_be_visible(timeout=60_000)
+        box = picker.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, box
+        about = page.locator(".st-key-mz-sec-intro")
+        expect(about).to_be_hidden()
+        page.locator("[data-testid=stExpander] summary").filter(
+            has_text=words["intro"]["heading"]).click()
+        expect(about).to_be_visible()
+        expect(about).to_contain_text("trec_eval")
+    finally:
+        context.close()
