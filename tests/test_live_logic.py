@@ -3,12 +3,16 @@ mistake that gives them, and a misconception text for every key a tally can repo
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from lessons.live import logic
 from live.service import QuestionSpec, Tally, _tally, canonical_number, number_label
 from metrics import binary, graded, rank
 from teaching import mistakes
+from text import bidi
+from text.i18n import fill, load_content
 
 SC = logic.SCENARIOS
 
@@ -155,3 +159,21 @@ def test_the_network_address_is_never_loopback():
     if found is not None:
         ip = ipaddress.ip_address(found)
         assert not (ip.is_loopback or ip.is_unspecified or ip.is_link_local)
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_the_graded_scenario_name_pairs_each_id_with_its_grade(lang):
+    """The composer's name of lesson 5's scenario states its ranking and grades. Written as
+    «d3 d8 d1 d6 d5 بالدرجات 3 2 3 0 1», a right-to-left line laid the grades out reversed under
+    the ids; each id now carries its grade, and in Arabic each pair is one left-to-right isolate
+    (the composer shows the name through ``layout.label``: ``bidi.isolate_latin``)."""
+    sc = SC["graded"]
+    name = fill(load_content("live", lang)["compose"]["scenarios"]["graded"], {"lesson": 5})
+    pairs = [f"{doc} ({sc.qrels[doc]})" for doc in sc.ranking]
+    missed = logic.unretrieved_graded(sc.ranking, sc.qrels)
+    assert missed == [("d2", 3)] and ("(درجته 3)" if lang == "ar" else "(grade 3)") in name
+    if lang == "en":
+        assert ", ".join(pairs) in name
+        return
+    isolates = re.findall(f"{bidi.LRI}([^{bidi.PDI}]*){bidi.PDI}", bidi.isolate_latin(name))
+    assert [i for i in isolates if "(" in i] == pairs

@@ -352,10 +352,13 @@ def _custom_scenario() -> logic.Scenario | None:
 
 
 def scenario_name(key: str) -> str:
-    """A scenario's name in the composer, with the number the catalogue gives its lesson."""
+    """A scenario's name in the composer, with the number the catalogue gives its lesson.
+
+    Its Latin runs are isolated: in an Arabic line, "d3 (3)، d8 (2)" would otherwise join into
+    one left-to-right run that an Arabic reader meets from its last pair."""
     folder = logic.SCENARIO_LESSONS.get(key)
     number = catalog.number_of(folder) if folder else None
-    return fill(texts.c()["compose"]["scenarios"][key], {"lesson": number or ""})
+    return layout.label(fill(texts.c()["compose"]["scenarios"][key], {"lesson": number or ""}))
 
 
 def composer(code: str, key: str) -> None:
