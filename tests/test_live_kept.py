@@ -3,7 +3,7 @@ the test controls: a hand-over is read back only once the browser had time to wr
 that never came back is tried again, and nothing loops."""
 
 from lessons.live import kept
-from lessons.live.kept import MAX_HANDOVERS, READ_TIMEOUT_S, SETTLE_S, Kept
+from lessons.live.kept import MAX_HANDOVERS, READ_TIMEOUT_MAX_S, READ_TIMEOUT_S, SETTLE_S, Kept
 
 VALUE = '{"code": "ABC234", "token": "t"}'
 
@@ -50,6 +50,28 @@ def test_a_read_that_never_came_back_is_tried_again_not_forever_waited_for():
     assert store.mount == 1 and not store.needs_run(now=READ_TIMEOUT_S + 1)
     store.receive("ok", VALUE)
     assert store.value == VALUE and not store.needs_run(now=1000)
+
+
+def test_a_slow_browser_is_waited_for_longer_each_time_its_read_is_late():
+    store = Kept(kept.HOST)
+    store.step(0.0)
+    t, mounts = 0.0, []
+    for _ in range(6):                    # no read ever comes back in time
+        t += store.read_timeout
+        assert store.needs_run(now=t) and not store.needs_run(now=t - 0.1)
+        store.step(t)
+        mounts.append(t)
+    waits = [b - a for a, b in zip([0.0, *mounts], mounts, strict=False)]
+    assert waits[:4] == [READ_TIMEOUT_S, 2 * READ_TIMEOUT_S, 4 * READ_TIMEOUT_S,
+                         8 * READ_TIMEOUT_S]
+    assert max(waits) == READ_TIMEOUT_MAX_S and store.mount == 6
+    store.receive("ok", VALUE)            # it answered: the next mount waits the short time again
+    assert store.read_misses == 0 and store.read_timeout == READ_TIMEOUT_S
+    # a hand-over's read-back is not a miss: it waits the short time
+    store.want(VALUE + " ")
+    store.step(t)
+    store.step(t + SETTLE_S)
+    assert store.read_misses == 0 and store.read_timeout == READ_TIMEOUT_S
 
 
 def test_a_browser_that_never_keeps_the_value_is_asked_a_bounded_number_of_times():

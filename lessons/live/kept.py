@@ -36,8 +36,12 @@ MAX_HANDOVERS = 5   # the same value handed over this often unconfirmed: stop (n
 # otherwise replace the element before the browser applied the write, and the new element
 # never writes the revision it mounts with — five hand-overs could be spent in 0.2 s.
 SETTLE_S = 1.0
-# A mount whose read never came back (a trigger lost while the machine was busy): mount again.
+# A mount whose read never came back (a trigger lost while the machine was busy): mount again,
+# waiting twice as long each time (up to READ_TIMEOUT_MAX_S): a browser that answers but
+# slowly — a loaded machine, seen once in CI at load 14 — must not be remounted forever just
+# before its answer arrives (the unmounted element's answer is lost).
 READ_TIMEOUT_S = 6.0
+READ_TIMEOUT_MAX_S = 48.0
 
 
 @dataclass
@@ -51,6 +55,7 @@ class Kept:
     handed: str | None = None    # handed over and not yet read back
     handed_at: float | None = None
     reading_since: float | None = None   # a mount waiting for the browser's read
+    read_misses: int = 0                 # mounts in a row whose read never came back
     handovers: int = 0
 
     @property
@@ -68,7 +73,7 @@ class Kept:
 
     def receive(self, status: str, text: str) -> None:
         """What the browser read (the ``loaded`` event; tests call it as a browser would)."""
-        self.reading_since = None
+        self.reading_since, self.read_misses = None, 0
         if status == "unavailable":
             self.status = "unavailable"
             return
@@ -82,12 +87,17 @@ class Kept:
         if self.status == "unavailable":
             return None
         if self.reading_since is not None:
-            return "read" if now - self.reading_since >= READ_TIMEOUT_S else None
+            return "read" if now - self.reading_since >= self.read_timeout else None
         if self.status != "ok" or self.confirmed:
             return None
         if self.handed is not None:
             return "read" if now - (self.handed_at or 0.0) >= SETTLE_S else None
         return "hand" if hand_over and self.handovers < MAX_HANDOVERS else None
+
+    @property
+    def read_timeout(self) -> float:
+        """How long this mount waits for the browser's read before mounting again."""
+        return min(READ_TIMEOUT_S * 2 ** self.read_misses, READ_TIMEOUT_MAX_S)
 
     def needs_run(self, *, hand_over: bool = True, now: float | None = None) -> bool:
         """A full run now would hand the value over, or read a handed value back."""
@@ -97,6 +107,8 @@ class Kept:
         """This full run's move (see :meth:`due`); the text to hand the browser, if any."""
         action = self.due(now, hand_over=hand_over)
         if action == "read":
+            if self.reading_since is not None:
+                self.read_misses += 1        # this mount's read never came back
             self.mount += 1
             self.handed = self.handed_at = None
             self.reading_since = now

@@ -262,7 +262,7 @@ def test_a_phone_whose_process_hangs_comes_back_on_the_other_with_its_answer(
             with contextlib.suppress(ProcessLookupError):
                 os.kill(old, signal.SIGCONT)
         assert took < 45, took
-        shows(projector, "1 of 1 answered", 30)
+        shows(projector, "1 of 1 answered", 60)
         os.environ["PGPASSFILE"] = str(classroom.data / "pgpass")
         svc = LiveService(db.make_engine(
             f"postgresql+psycopg://mizan@127.0.0.1:{classroom.pg_port}/postgres"))

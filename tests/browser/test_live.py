@@ -125,7 +125,7 @@ def test_a_class_answers_changes_sees_the_reveal_and_the_instructor_exports(
 
     page.get_by_role("button", name="Reveal the answer").click()
     shows(page, "Right answer: 0.50 — 67% of the class got it.")
-    shows(page, "Most common wrong answer: 0.33 (chosen by 1).")
+    shows(page, "Most common wrong answer: 0.33 (chosen by 1 student).")
     shows(page, "Divided by k instead of by all relevant documents")
 
     shows(students[0], "The right answer is 0.50. You got it.", 20)
