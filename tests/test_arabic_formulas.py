@@ -6,8 +6,11 @@ right to left. A formula is safe only when it is one run: an operator outside th
 one (``F1@3 = 2 × الدقة … = 0.4``, ``R = كل المستندات``), puts the pieces in the wrong order. So
 a formula in Arabic text is written all in symbols (bold around the whole of it), and a rule with
 Arabic words in it is written as a sentence («الأمانة نسبة الجمل المدعومة إلى جمل الإجابة
-كلها»). This test renders every Arabic text the way the page does (placeholders become numbers)
-and finds every operator that touches a run from outside.
+كلها»), never with "=" between the words («الكسب = الدرجة» is «الكسب هو الدرجة نفسها»). Nor may
+Arabic words be the left side of an equation whose run starts with a bare number: «في أول {{k}} =
+{{retrieved}}» shows the one run «3 = 1», a false equation. This test renders every Arabic text
+the way the page does (placeholders become numbers) and finds every operator that touches a run
+from outside, every "=" that touches an Arabic word, and every such "number =" run.
 """
 
 from __future__ import annotations
@@ -28,12 +31,15 @@ LOOSE = re.compile(rf"{PDI}[ *_]*[{OPERATORS}]|[{OPERATORS}][ *_]*{LRI}")
 ISOLATE = re.compile(rf"{LRI}([^{PDI}]*){PDI}")
 SWALLOWED = re.compile(r"[:;،]\s|\*\*\s*[:;،.]")
 CODE = re.compile(r"`[^`]*`")
+ARABIC = "\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff"
+# "=" with an Arabic word on either side (bold marks and spaces may sit between)
+WORDS_EQUAL = re.compile(rf"[{ARABIC}][ *_]*=|=[ *_]*[{ARABIC}]")
+# Arabic words, then a run that starts "number =": the words are the equation's left side
+NUMBER_EQUALS = re.compile(rf"[{ARABIC}][ *_]*{LRI}\d+(?:\.\d+)? ?=")
 
 # Texts whose "=" is not a symbolic formula (nothing to isolate as one LTR run): where, and
 # why. A test fails once an entry no longer matches anything (then delete it).
 NOT_FORMULAS: dict[str, str] = {
-    "lessons/faithfulness/content.ar.toml:worked_example.body":
-        "«الأمانة = جملتان من ثلاث = 0.67»: a formula in Arabic words, read right to left",
     "lessons/lab/content.ar.toml:intro.body":
         "«0 = غير ذي صلة، و1 فأكثر = ذو صلة»: a legend, not a formula",
     "lessons/live/content.ar.toml:compose.seed_help":
@@ -46,7 +52,7 @@ NOT_FORMULAS: dict[str, str] = {
 def loose(text: str) -> list[str]:
     """Each place in ``text`` where an operator sits outside the isolated runs, next to one."""
     shown = isolate_latin(FENCE.sub("", PLACEHOLDER.sub("7", text)))
-    found = [m for m in LOOSE.finditer(shown)]
+    found = [m for rule in (LOOSE, WORDS_EQUAL, NUMBER_EQUALS) for m in rule.finditer(shown)]
     found += [m for m in ISOLATE.finditer(shown) if SWALLOWED.search(CODE.sub("", m.group(1)))]
     return [shown[max(0, m.start() - 25):m.end() + 25].replace(LRI, "[").replace(PDI, "]")
             for m in found]
@@ -60,7 +66,12 @@ def loose(text: str) -> list[str]:
     ("المستندات ذات الصلة في أول k ÷ R", False),      # k ÷ R is one run
     ("فالأمانة {{a}}/{{b}} = {{c}}.", False),
     ("والأمانة نسبة الجمل المدعومة إلى جمل الإجابة كلها.", False),
-    ("الكسب = الدرجة", False),                          # no run: an Arabic sentence
+    ("الكسب = الدرجة", True),                           # "=" between Arabic words
+    ("خطي: **الكسب = الدرجة**", True),
+    ("الكسب هو الدرجة نفسها", False),                    # the same rule as a sentence
+    ("وذات الصلة في أول {{k}} = {{n}}، وmin(k, R) = {{m}}.", True),  # shows «في أول 3 = 1»
+    ("وعدد ذات الصلة في أول {{k}} هو {{n}}، وmin(k, R) = {{m}}.", False),
+    ("عند k = {{k}} تصير الدقة {{p}}.", False),          # the run "k = 3" is a whole equation
     ("**مقلوب المرتبة RR@k**: 1 مقسومًا على المرتبة", False),  # the colon ends the run
     ("القيم `{q: {d: 1}}` في الملف", False),            # code keeps its own colons
 ])
