@@ -643,3 +643,10 @@ def test_explain_ap_cuts_what_lesson_3_cannot_hold_and_says_so():
     (_, empty), = logic.explain_links("AP@5", "q", {"A": [], "B": ["a"]}, {"a": 1}, "en")
     own, golden, runs, _ = _lesson3(empty)
     assert "empty" in empty.notes and runs[1] == ["a"] and runs[0] and runs[0][0] != "a"
+
+
+@pytest.mark.parametrize("measure", ["R@10", "AP", "bpref", "IPrec@0.5", "RR@10"])
+def test_a_measures_hover_text_puts_its_note_on_a_line_of_its_own(measure):
+    tip = logic.formula_help(measure, "en")
+    assert "gathered" not in tip and "\\\\ (" not in tip
+    assert "\n(" in tip.split("\n\n", 1)[1]

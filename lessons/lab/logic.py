@@ -297,8 +297,11 @@ def parse_measures(text: str) -> tuple[list[str], list[MetricError]]:
 def formula_help(measure: str, lang: str) -> str:
     """What hovering a measure shows: its description and its formula (LaTeX source)."""
     m = parse(measure).measure
+    # the display layout (a note on its own line) as plain lines of text
+    formula = (m.formula.replace(r"\begin{gathered}", "").replace(r"\end{gathered}", "")
+               .replace("\\\\ (", "\n("))
     # "|" would end a Markdown table cell even inside an attribute: the divides sign instead
-    return f"{m.description[lang]}\n\n{m.formula}".replace("|", "∣")
+    return f"{m.description[lang]}\n\n{formula}".replace("|", "∣")
 
 
 def judged_k(s: Settings) -> int:
