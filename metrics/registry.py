@@ -69,7 +69,7 @@ class Measure:
     family: str                       # "binary" | "rank" | "graded" | "count"
     cutoff: str                       # "required" | "optional" | "none"
     params: tuple[str, ...]
-    formula: str                      # LaTeX
+    formula: str                      # LaTeX, in symbols only (no words: the page may be Arabic)
     description: Mapping[str, str]    # language -> text
     citation: str
     conventions: Mapping[str, str]    # tool -> what it does
@@ -77,6 +77,7 @@ class Measure:
     at: str = "rank"                  # what follows "@": "rank" (k >= 1) or "recall" (0..1)
     aggregate: str = "mean"           # over queries: "mean", or "sum" for counts (trec_eval)
     names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # tool -> its names
+    legend: Mapping[str, str] = field(default_factory=dict)  # language -> the formula's symbols
 
 
 @dataclass(frozen=True)
@@ -125,7 +126,8 @@ def _load() -> dict[str, Measure]:
             citation=spec["citation"], conventions=MappingProxyType(spec.get("conventions", {})),
             function=_IMPLEMENTATIONS[name], at=spec.get("at", "rank"),
             aggregate=spec.get("aggregate", "mean"),
-            names=MappingProxyType({tool: tuple(n) for tool, n in spec.get("names", {}).items()}))
+            names=MappingProxyType({tool: tuple(n) for tool, n in spec.get("names", {}).items()}),
+            legend=MappingProxyType(spec.get("legend", {})))
     return measures
 
 

@@ -645,8 +645,17 @@ def test_explain_ap_cuts_what_lesson_3_cannot_hold_and_says_so():
     assert "empty" in empty.notes and runs[1] == ["a"] and runs[0] and runs[0][0] != "a"
 
 
-@pytest.mark.parametrize("measure", ["R@10", "AP", "bpref", "IPrec@0.5", "RR@10"])
-def test_a_measures_hover_text_puts_its_note_on_a_line_of_its_own(measure):
+@pytest.mark.parametrize(("measure", "second_line"),
+                         [("bpref", "t_r = "), ("IPrec@0.5", "I = "), ("RR@10", "r_1 = ")])
+def test_a_measures_hover_text_puts_its_definitions_on_a_line_of_their_own(measure, second_line):
     tip = logic.formula_help(measure, "en")
-    assert "gathered" not in tip and "\\\\ (" not in tip
-    assert "\n(" in tip.split("\n\n", 1)[1]
+    assert "gathered" not in tip and "\\end{cases}\\\\" not in tip
+    assert "\\end{cases}\n" + second_line in tip.split("\n\n", 1)[1]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_measures_hover_text_ends_with_its_legend_in_the_pages_language(lang):
+    tip = logic.formula_help("R@10", lang)
+    legend = tip.rsplit("\n\n", 1)[1]
+    assert legend.startswith("Rel") and "Top_k" in legend and "$" not in legend
+    assert ("المستندات ذات الصلة" in legend) == (lang == "ar")

@@ -2,8 +2,8 @@
 that value is what ``metrics`` returns and what trec_eval (pytrec_eval) prints (issue #14, R4).
 
 The formulas in ``metrics/measures.toml`` are shown in the lab (its formulas panel and a result
-column's hover text); each states its zero case as ``\\quad(0 \\text{ if } ...)``, or on a line of
-its own (``\\\\ (0 ...``) when the formula is already wide.
+column's hover text), on Arabic pages too, so in symbols only: each states its zero case as the
+last line of a ``cases``, ``0 & R = 0`` (the value, then its condition).
 """
 
 from __future__ import annotations
@@ -16,37 +16,36 @@ import metrics
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
-# A stated zero case, "(V \text{ if } ...", and its value V; in a formula it follows \quad, or
-# starts a line of its own.
-VALUE = re.compile(r"\((\d+) \\text\{ if")
-STATED = re.compile(r"(?:\\quad|\\\\ )" + VALUE.pattern)
+# A stated zero case, "V & condition", and its value V: the last line of a cases environment.
+VALUE = re.compile(r"(\d+) & ")
+STATED = re.compile(r"\\\\ " + VALUE.pattern + r"[^&]*?\\end\{cases\}")
 
 # (measure as written, ranking, judgments, the zero case as its formula states it, trec_eval's
 # name of the same value or None)
 NO_RELEVANT = {"a": 0, "b": 0}          # R = 0: judged, none relevant
 NONE_IN_TOP_3 = {"a": 1, "b": 0}        # relevant "a" ranked 4th
 CASES = [
-    ("R@3", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } R = 0)", "recall_3"),
+    ("R@3", ["a", "x", "b"], NO_RELEVANT, r"0 & R = 0", "recall_3"),
     ("F1@3", ["b", "x", "y", "a"], NONE_IN_TOP_3,
-     r"(0 \text{ if } \mathrm{P@}k + \mathrm{R@}k = 0)", None),
-    ("AP", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } N = 0)", "map"),
-    ("AP@3", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } N = 0)", "map_cut_3"),
-    ("AP(norm=retrieved)@3", ["b", "x", "y", "a"], NONE_IN_TOP_3, r"(0 \text{ if } N = 0)", None),
-    ("AP(norm=min_k_R)@3", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } N = 0)", None),
-    ("Rprec", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } R = 0)", "Rprec"),
-    ("nDCG@3", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } \mathrm{IDCG@}k = 0)",
+     r"0 & \mathrm{P@}k + \mathrm{R@}k = 0", None),
+    ("AP", ["a", "x", "b"], NO_RELEVANT, r"0 & N = 0", "map"),
+    ("AP@3", ["a", "x", "b"], NO_RELEVANT, r"0 & N = 0", "map_cut_3"),
+    ("AP(norm=retrieved)@3", ["b", "x", "y", "a"], NONE_IN_TOP_3, r"0 & N = 0", None),
+    ("AP(norm=min_k_R)@3", ["a", "x", "b"], NO_RELEVANT, r"0 & N = 0", None),
+    ("Rprec", ["a", "x", "b"], NO_RELEVANT, r"0 & R = 0", "Rprec"),
+    ("nDCG@3", ["a", "x", "b"], NO_RELEVANT, r"0 & \mathrm{IDCG@}k = 0",
      "ndcg_cut_3"),
-    ("Bpref", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if } R = 0;", "bpref"),
-    ("Judged@3", [], NO_RELEVANT, r"(0 \text{ if nothing was retrieved})", None),
+    ("Bpref", ["a", "x", "b"], NO_RELEVANT, r"0 & R = 0", "bpref"),
+    ("Judged@3", [], NO_RELEVANT, r"0 & \mathrm{Ret} = \varnothing", None),
     ("IPrec@1.0", ["a", "x", "y"], {"a": 1, "c": 1, "d": 1},
-     r"(0 \text{ if there is no such } i)", "iprec_at_recall_1.00"),
-    ("IPrec@0.5", ["a", "x", "b"], NO_RELEVANT, r"(0 \text{ if there is no such } i)",
+     r"0 & I = \varnothing", "iprec_at_recall_1.00"),
+    ("IPrec@0.5", ["a", "x", "b"], NO_RELEVANT, r"0 & I = \varnothing",
      "iprec_at_recall_0.50"),
 ]
 
 # Formulas with a division or a max whose denominator or set can never be empty.
 NEVER_ZERO = {"P": "k >= 1", "RR": "1/r_1 only when a relevant document is in the top k",
-              "DCG": "log2(i + 1) >= 1"}
+              "DCG": "log2(i + 1) >= 1", "IDCG": "log2(i + 1) >= 1"}
 
 
 def trec_eval(name: str, ranking: list[str], qrels: dict[str, int]) -> float:
@@ -63,7 +62,7 @@ def trec_eval(name: str, ranking: list[str], qrels: dict[str, int]) -> float:
 def test_the_stated_zero_case_is_what_metrics_returns(text, ranking, qrels, stated, trec_name):
     spec = metrics.parse(text)
     formula = spec.measure.formula
-    assert any(way + stated in formula for way in ("\\quad", "\\\\ ")), (spec.name, formula)
+    assert "\\\\ " + stated + r"\end{cases}" in formula, (spec.name, formula)
     value = float(VALUE.match(stated).group(1))
     assert spec(ranking, qrels) == value
     if trec_name is not None and ranking:
@@ -71,9 +70,10 @@ def test_the_stated_zero_case_is_what_metrics_returns(text, ranking, qrels, stat
 
 
 def test_bpref_counts_each_relevant_document_whole_when_nothing_is_judged_non_relevant():
-    """N = 0 makes bpref's fraction 0/0: "each term is 1", as trec_eval adds 1 when no judged
+    """N = 0 makes bpref's fraction 0/0: each term t_r is 1, as trec_eval adds 1 when no judged
     non-relevant document ranks above r."""
-    assert r"\text{each term is } 1 \text{ if } N = 0" in metrics.REGISTRY["Bpref"].formula
+    assert r"t_r = \begin{cases}" in metrics.REGISTRY["Bpref"].formula
+    assert r"\\ 1 & N = 0\end{cases}" in metrics.REGISTRY["Bpref"].formula
     ranking, qrels = ["x", "a", "y"], {"a": 1, "c": 1}   # 1 of R = 2 retrieved, N = 0
     assert metrics.parse("Bpref")(ranking, qrels) == 0.5 == trec_eval("bpref", ranking, qrels)
 

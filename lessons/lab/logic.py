@@ -294,14 +294,19 @@ def parse_measures(text: str) -> tuple[list[str], list[MetricError]]:
     return list(dict.fromkeys(good)), bad
 
 
+_MATH_NAME = re.compile(r"\\mathrm\{([^{}]*)\}")
+
+
 def formula_help(measure: str, lang: str) -> str:
-    """What hovering a measure shows: its description and its formula (LaTeX source)."""
+    """What hovering a measure shows: its description, its formula (LaTeX source) and what the
+    formula's symbols are."""
     m = parse(measure).measure
-    # the display layout (a note on its own line) as plain lines of text
+    # the display layout (a definition on a line of its own) as plain lines of text
     formula = (m.formula.replace(r"\begin{gathered}", "").replace(r"\end{gathered}", "")
-               .replace("\\\\ (", "\n("))
+               .replace("\\end{cases}\\\\ ", "\\end{cases}\n"))
+    legend = _MATH_NAME.sub(r"\1", m.legend[lang].replace("$", ""))   # Rel, not \mathrm{Rel}
     # "|" would end a Markdown table cell even inside an attribute: the divides sign instead
-    return f"{m.description[lang]}\n\n{formula}".replace("|", "∣")
+    return f"{m.description[lang]}\n\n{formula}\n\n{legend}".replace("|", "∣")
 
 
 def judged_k(s: Settings) -> int:

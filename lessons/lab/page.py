@@ -292,6 +292,7 @@ def settings_section() -> logic.Settings | None:
             m = REGISTRY[name]
             layout.markdown(f"**{name}** — {m.description[lang]}")
             st.latex(m.formula)
+            layout.markdown(m.legend[lang])
             said = c["conventions"].get(name, {})
             if said:
                 layout.markdown("\n".join(f"- **{c['convention_names'][tool]}**: {text}"
