@@ -92,7 +92,7 @@ def test_the_description_names_every_value_in_the_page_language(lang):
                     "q3: 0.0 (tie).")
     lang("ar")
     text = bars_by_outcome()["description"]
-    assert text.startswith("رسم بياني. RR difference حسب question: ")
+    assert text.startswith("رسم بياني. RR difference بحسب question: ")
     assert "q1: 0.5 (better)؛ q2: -0.5 (worse)؛ q3: 0.0 (tie)." in text
 
 
