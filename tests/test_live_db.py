@@ -391,7 +391,8 @@ def test_concurrent_writers_store_every_answer_exactly_once(svc, db_url):
         "choice", "x", "0", options=[{"value": "0"}, {"value": "1"}, {"value": "2"}]))
     before = svc.poll(created.code).version
     outcomes = _run_workers(db_url, created, qid, tokens)
-    assert all(not value.startswith("refused") for _, value in outcomes)
+    refused = [value for _, value in outcomes if value.startswith("refused")]
+    assert not refused, refused
     last = dict(outcomes)  # each worker's later answers come later in its list
     stored = rows(svc, qid)
     assert len(stored) == len(tokens) == len(last)
