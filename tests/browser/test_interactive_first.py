@@ -174,6 +174,12 @@ def test_the_first_screen_and_44px_targets(browser, app_url, path, lang, size):
             on_screen = [i for i in range(links.count())
                          if inside(links.nth(i).bounding_box(), page)]
             assert len(on_screen) >= 2, "the first phone screen holds lesson links"
+        # a page link in the text wraps: none is cut off (Streamlit keeps labels on one line)
+        clipped = page.evaluate("""() => [...document.querySelectorAll('[data-testid=stMain]'
+            + ' [data-testid=stPageLink-NavLink] [data-testid=stMarkdownContainer]')]
+            .filter((e) => e.scrollWidth > e.clientWidth + 1)
+            .map((e) => e.innerText.slice(0, 60))""")
+        assert clipped == [], clipped
         # every button and link is a 44 px target (WCAG 2.5.5 AAA, our rule)
         targets = page.evaluate(TARGETS_JS)
         assert len(targets) > 5
