@@ -94,10 +94,17 @@ def interactive() -> None:
     answer = left.container(key="fa-answer").text_area(
         layout.label(labels["answer"]), value=default_answer,
         height=130 if layout.is_presenting() else 190,     # the projector: verdicts in view
-        max_chars=logic.MAX_CHARS, key=f"fa-ans.{tag}")
+        key=f"fa-ans.{tag}")   # no max_chars: Streamlit drops a longer paste without a word
+    cut_note(answer, left)
     boxes = Boxes(strip, right.container(key="fa-verdicts"), st.container(key="fa-crude"))
     source, threshold = controls(s, tag, default_source)
     boxes.fill(logic.run(source, answer, threshold), answer)
+
+
+def cut_note(text: str, where) -> None:
+    """A pasted text longer than the checkers read: say where it is cut."""
+    if len(text or "") > logic.MAX_CHARS:
+        where.caption(layout.label(fill(labels["text_cut"], {"n": logic.MAX_CHARS})))
 
 
 def controls(s: state.UrlState, tag: str, default_source: str) -> tuple[str, float]:
@@ -118,7 +125,8 @@ def controls(s: state.UrlState, tag: str, default_source: str) -> tuple[str, flo
         s["ex"]), format_func=ex_names.__getitem__, horizontal=True, key=s.key("ex"),
         on_change=_pick_example, args=(s,))
     source = st.text_area(layout.label(labels["source"]), value=default_source, height=110,
-                          max_chars=logic.MAX_CHARS, key=f"fa-src.{tag}")
+                          key=f"fa-src.{tag}")
+    cut_note(source, st)
     threshold = st.slider(layout.label(labels["threshold"]), 0.0, 1.0, value=s["t"], step=0.05,
                           key=s.key("t"))
     s.set(t=round(threshold, 2))

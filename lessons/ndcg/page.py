@@ -212,8 +212,8 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
             st.info(layout.label(labels["missed_counted"]), icon=":material/visibility:")
         with st.expander(layout.label(labels["judge_another"])):
             cols = st.columns([3, 2], vertical_alignment="bottom")
+            # no max_chars: Streamlit drops a longer paste without a word; add_problem says why
             cols[0].text_input(layout.label(labels["new_doc"]), key="nd-new-doc",
-                               max_chars=logic.MAX_ID_CHARS,
                                placeholder=labels["new_doc_placeholder"])
             top = int(s["s"])
             if st.session_state.get("nd-new-grade") not in range(top + 1):

@@ -112,7 +112,8 @@ def interactive() -> None:
         for doc in st.session_state.pop("rp-missed-rejected", []):
             st.warning(layout.label(fill(labels["err_in_ranking"], {"id": doc})))
     with st.expander(layout.label(labels["new_doc"])):
-        st.text_input(layout.label(labels["new_doc"]), key="rp-new-doc", max_chars=MAX_ID_CHARS,
+        # no max_chars: Streamlit drops a longer paste without a word; add_problem says why
+        st.text_input(layout.label(labels["new_doc"]), key="rp-new-doc",
                       placeholder=labels["new_doc_placeholder"])
         st.button(labels["add"], on_click=_add_document, args=(s,), key="rp-add",
                   icon=":material/add:")

@@ -439,6 +439,13 @@ def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> 
 # --- view 1: one question --------------------------------------------------------------------
 
 
+def too_long_note(typed: str) -> None:
+    """Say that only the first MAX_QUESTION_CHARS characters of a long question are searched."""
+    if len(typed or "") > logic.MAX_QUESTION_CHARS:
+        st.caption(layout.label(fill(c["controls"]["typed_too_long"],
+                                     {"n": logic.MAX_QUESTION_CHARS})))
+
+
 def question_label(qid: str, question_lang: str) -> str:
     if qid == "own":
         return c["controls"]["own_option"]
@@ -498,11 +505,12 @@ def one_results() -> None:
     words = c["controls"]
     search_ahead(s)
     if s["q"] == "own":
-        typed = logic.clean_question(st.text_input(
-            layout.label(words["typed"]), value=s["t"], key=s.key("t"),
-            max_chars=logic.MAX_QUESTION_CHARS, placeholder=words["typed_placeholder"],
-            on_change=search_ahead, args=(s,)))
-        change_question(s, t=typed)
+        # no max_chars: Streamlit drops a longer paste without a word; the search cuts it
+        raw = st.text_input(layout.label(words["typed"]), value=s["t"], key=s.key("t"),
+                            placeholder=words["typed_placeholder"], on_change=search_ahead,
+                            args=(s,))
+        too_long_note(raw)
+        change_question(s, t=logic.clean_question(raw))
     k, weights = search_controls(s, "one")
 
     if s["q"] == "own":
@@ -831,8 +839,8 @@ def own_questions(own: dict) -> None:
     questions: dict[str, str] = own["questions"]
     with st.form("rt-own-add", border=False):
         typed = st.text_input(layout.label(words["add_label"]), key="rt-own-typed",
-                              max_chars=logic.MAX_QUESTION_CHARS,
                               placeholder=words["add_placeholder"])
+        too_long_note(typed)
         if st.form_submit_button(words["add"], icon=":material/add:"):
             text = logic.clean_question(typed)
             if text:

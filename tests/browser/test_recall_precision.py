@@ -161,6 +161,22 @@ def test_typed_markup_is_shown_as_text_and_runs_nothing(page, app_url):
     assert dialogs == []
 
 
+def test_a_pasted_id_too_long_is_kept_and_explained(page, app_url):
+    # With max_chars on the box, Streamlit dropped a longer paste without a word and the
+    # button then asked for an id: now the text stays and the message says what is wrong.
+    open_lesson(page, app_url)
+    page.locator("summary", has_text="Add a document to the ranking").click()
+    box = page.get_by_label("Add a document to the ranking (type its id)")
+    box.fill("x" * 41)
+    box.press("Enter")
+    expect(box).to_have_value("x" * 41)
+    page.wait_for_function("!document.querySelector('[data-testid=stStatusWidget] svg')")
+    page.get_by_role("button", name="Add to the end").click()
+    expect(page.get_by_text("An id can have at most 40 characters.")).to_be_visible()
+    expect(page.locator(".rk-item")).to_have_count(5)
+    expect(box).to_have_value("x" * 41)
+
+
 def test_the_contents_links_jump_to_their_sections(page, app_url):
     open_lesson(page, app_url)
     page.locator(".mz-toc a", has_text="Check your understanding").click()
