@@ -17,7 +17,8 @@ Policies (visible in ``result.attrs``; defaults follow trec_eval):
   "skip"`` leaves it out instead, as trec_eval 9.0.8 and pytrec_eval do without ``-c``
   (trec_eval 10.0 without ``-c`` refuses such a run);
 - run queries without judgments are ignored and listed in ``attrs["unjudged_queries"]``;
-- a query with no relevant document scores 0 and is listed in ``attrs["no_relevant_queries"]``;
+- a query with no relevant document (at the threshold) scores 0 on the binary measures (nDCG
+  counts grades below the threshold) and is listed in ``attrs["no_relevant_queries"]``;
 - the same document twice for one query: the best-ranked copy counts; the rest are counted in
   ``attrs["duplicates_dropped"]``.
 """
