@@ -83,7 +83,7 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
     rows = table_rows(at)
     # P@3 R@3 RR@3 AP@3 nDCG@3, then Judged@3 and the unjudged documents in the top 3
     assert rows == ["| a | vector | 0.2667 | 0.7000 | 0.6667 | 0.5667 | 0.6226 | 0.2667 | 11 |",
-                    "| b | seed_hybrid | **0.4000** | **1.0000** | **0.9000** | **0.9000** | "
+                    "| b | hybrid | **0.4000** | **1.0000** | **0.9000** | **0.9000** | "
                     "**0.9262** | 0.4000 | 9 |"]
     text = markdown_text(at)
     assert "A superscript letter after a mean marks a run significantly better" in text
@@ -93,9 +93,9 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
     assert "less than 90 % of the top 3 has a judgment" in alert_text(at)   # Judged@3 low
     at.selectbox(key="lab-chart-measure").set_value("RR@3").run()
     text = markdown_text(at)
-    assert "seed_hybrid beats vector on **2**, ties on **2** and loses on **1**" in text
+    assert "hybrid beats vector on **2**, ties on **2** and loses on **1**" in text
     assert "p = 0.4310" in text                         # paired t-test on RR (FIELD-NOTES)
-    regressions = frame_with(at, "seed_hybrid − vector")
+    regressions = frame_with(at, "hybrid − vector")
     assert list(regressions.index) == ["q5"]
     # the explain picker lists the regression first; one link per run (lesson 2)
     assert at.selectbox(key="lab-explain-query").options[0] == "q5"
@@ -124,14 +124,14 @@ def test_a_bad_paste_lists_every_problem_and_keeps_the_runs_loaded():
     for n in (2, 3, 4, 5, 6):
         assert f"Line {n}:" in alerts
     assert "is not a number" in alerts and "appears twice" in alerts
-    assert runs_in(at) == ["seed_vector.trec", "seed_hybrid.csv"]
+    assert runs_in(at) == ["seed_vector.trec", "hybrid.csv"]
     assert table_rows(at)[0].startswith("| a | vector |")          # still computed
 
 
 def test_a_good_paste_adds_a_run_named_by_its_tag_and_counts_are_shown():
     at = with_example()
     paste(at, "runs", "q1 Q0 d1 1 2.0 mine\nq1 Q0 d2 2 2.0 mine\nq9 Q0 d1 1 1.0 mine\n")
-    assert runs_in(at) == ["seed_vector.trec", "seed_hybrid.csv", "pasted"]
+    assert runs_in(at) == ["seed_vector.trec", "hybrid.csv", "pasted"]
     alerts = alert_text(at)
     assert "mine: 1 query without judgments, ignored: q9" in alerts
     assert "mine: 4 queries of the judgments missing, counted as 0: q2, q3, q4, q5" in alerts
@@ -141,7 +141,7 @@ def test_a_good_paste_adds_a_run_named_by_its_tag_and_counts_are_shown():
     assert table_rows(at)[2].startswith("| c | my system |")
     assert "my system" in at.selectbox(key="lab-baseline").options
     at.button(key="lab-remove-r3").click().run()
-    assert runs_in(at) == ["seed_vector.trec", "seed_hybrid.csv"]
+    assert runs_in(at) == ["seed_vector.trec", "hybrid.csv"]
 
 
 def test_a_run_with_no_judged_query_says_so():
@@ -170,8 +170,8 @@ def test_fusion_makes_a_run_compared_like_any_other():
     at = with_example()
     at.button(key="lab-fuse-make").click().run()
     assert not at.exception, [e.value for e in at.exception]
-    assert runs_in(at)[-1] == "rrf(vector + seed_hybrid)"
-    assert table_rows(at)[2].startswith("| c | rrf(vector + seed_hybrid) |")
+    assert runs_in(at)[-1] == "rrf(vector + hybrid)"
+    assert table_rows(at)[2].startswith("| c | rrf(vector + hybrid) |")
     tests = frame_with(at, "p, randomization (Holm)")
     assert len(tests) == 10                                 # 2 runs x 5 measures vs baseline
 
@@ -193,7 +193,7 @@ def test_arabic_page_and_messages():
     assert at.session_state["lab.qrels"]["qrels"].name == "seed_qrels.trec"
     text = markdown_text(at)
     assert "تصحيح Holm–Bonferroni" in text and "اختبار t للأزواج المترابطة" in text
-    assert table_rows(at)[1].startswith("| b | seed_hybrid |")
+    assert table_rows(at)[1].startswith("| b | hybrid |")
 
 
 @pytest.mark.parametrize(("measure", "page", "example"), [

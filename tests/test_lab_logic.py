@@ -181,7 +181,7 @@ def seed_results(settings: logic.Settings) -> tuple[dict, dict]:
 
 def test_two_systems_example_reproduces_the_seed():
     files, results = seed_results(logic.Settings(names=("R", "RR", "AP"), cutoffs=(3,)))
-    assert (files["r1"].tag, files["r2"].tag) == ("vector", "seed_hybrid")  # tag, file name
+    assert (files["r1"].tag, files["r2"].tag) == ("vector", "hybrid")  # tag, file name
     mean = logic.mean_table(results)
     assert mean.loc["A", "R@3"] == pytest.approx(0.7) and mean.loc["B", "R@3"] == 1.0
     assert mean.loc["A", "RR@3"] == pytest.approx(0.6667, abs=1e-4)
@@ -555,11 +555,11 @@ def test_explain_links_carry_lang_and_the_users_own_ids():
     files = logic.load_example("systems")
     q = "q2"
     rankings = {name: logic.ranking_of(files[slot].frame, q)
-                for name, slot in (("vector", "r1"), ("seed_hybrid", "r2"))}
+                for name, slot in (("vector", "r1"), ("hybrid", "r2"))}
     grades = logic.judgments_of(files["qrels"].frame, q)
     for lang in LANGS:
         links = logic.explain_links("RR@10", q, rankings, grades, lang)
-        assert [name for name, _ in links] == ["vector", "seed_hybrid"]   # both runs
+        assert [name for name, _ in links] == ["vector", "hybrid"]   # both runs
         for name, link in links:
             assert link.params["lang"] == lang and link.lesson == "recall-precision"
             shown = [d for d, _ in state.decode_ranking(link.params["r"])]
@@ -606,14 +606,14 @@ def test_explain_ap_opens_lesson_3_on_her_query_alone_with_her_ids():
     files = logic.load_example("systems")
     for q in ("q1", "q2", "q3", "q4", "q5"):
         rankings = {name: logic.ranking_of(files[slot].frame, q)
-                    for name, slot in (("vector", "r1"), ("seed_hybrid", "r2"))}
+                    for name, slot in (("vector", "r1"), ("hybrid", "r2"))}
         grades = logic.judgments_of(files["qrels"].frame, q)
         for lang in LANGS:
             (_, ap), = logic.explain_links("AP@3", q, rankings, grades, lang)
             assert ap.params["lang"] == lang and ap.params["at"] == "ranking"
             own, golden, runs, values = _lesson3(ap)
-            assert own.question == q and own.systems == ("vector", "seed_hybrid")
-            assert runs == [rankings["vector"], rankings["seed_hybrid"]]   # both, her order
+            assert own.question == q and own.systems == ("vector", "hybrid")
+            assert runs == [rankings["vector"], rankings["hybrid"]]   # both, her order
             assert set(golden) == {d for d, g in grades.items() if g >= 1}
             assert values["k"] == 3 and ap.notes == ()
             table = logic.evaluate(files["r1"], files["qrels"], logic.Settings(("AP",), (3,)))

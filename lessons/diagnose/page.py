@@ -149,8 +149,10 @@ def _label_feedback(s: state.UrlState, words: dict) -> None:
             lines.append(f"- ✓ **{q.id}**: {words['right']}")
             continue
         parts = []
-        if ch.missing:
-            parts.append(fill(words["missing"], {"ids": code_list(ch.missing)}))
+        if ch.missing:   # "also answered by" only once the learner marked one that answers it
+            found_some = len(ch.missing) < len(q.golden)
+            parts.append(fill(words["missing" if found_some else "missing_all"],
+                              {"ids": code_list(ch.missing)}))
         for doc in ch.extra:
             parts.append(fill(words["extra"], {"id": code_list([doc])})
                          + (f" ({q.traps[doc]})" if doc in q.traps else ""))

@@ -112,7 +112,7 @@ class Example:
 
 EXAMPLES: tuple[Example, ...] = (
     Example("systems", {QRELS: "seed_qrels.trec", "r1": "seed_vector.trec",
-                        "r2": "seed_hybrid.csv"}, "RR", mrr_link.FOLDER),
+                        "r2": "hybrid.csv"}, "RR", mrr_link.FOLDER),
     Example("graded", {QRELS: "graded_qrels.json", "r1": "graded_run.trec"}, "nDCG",
             ndcg_link.FOLDER),
 )

@@ -30,7 +30,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from lessons.live import kept, logic, screen, texts
 from lessons.live.texts import option_label
 from live.errors import DatabaseUnavailable, LiveError
-from live.models import NICKNAME_MAX
 from live.service import Question, normalise_code, service
 from text.i18n import Markup, fill
 from ui import layout
@@ -134,6 +133,9 @@ def svc_participant(code: str, token: str):
 def _join() -> None:
     code = normalise_code(st.session_state.get("live-join-code", ""))
     nickname = st.session_state.get("live-join-nick", "")
+    if not code:
+        st.session_state["live-join-error"] = "code_empty"
+        return
     try:
         joined = service().join(code, nickname)
     except LiveError as err:
@@ -165,11 +167,13 @@ def join_form() -> None:
     with st.form("live-join-form", border=False):
         # the code from the QR link as the box's default (not written into the session
         # state: the browser's first reply would overwrite that with an empty box)
-        st.text_input(layout.label(j["code"]), key="live-join-code", max_chars=12,
+        # no max_chars on these boxes: Streamlit drops a longer paste without a word, while
+        # the service says what is wrong (nickname_too_long, unknown_session)
+        st.text_input(layout.label(j["code"]), key="live-join-code",
                       value=normalise_code(st.query_params.get("join", "")),
                       placeholder=j["code_placeholder"])
         st.text_input(layout.label(j["nickname"]), key="live-join-nick",
-                      max_chars=NICKNAME_MAX, placeholder=j["nickname_placeholder"])
+                      placeholder=j["nickname_placeholder"])
         st.form_submit_button(j["button"], on_click=_join, type="primary")
     problem = st.session_state.get("live-join-error")
     if problem:
@@ -347,7 +351,7 @@ def draw(cache: dict, code: str, token: str, *, down: bool = False) -> None:
                          format_func=labels.__getitem__)
             else:
                 st.text_input(layout.label(s["answer"]), key=f"live-ans-{q.id}",
-                              max_chars=ANSWER_MAX_CHARS, placeholder=s["placeholder"])
+                              placeholder=s["placeholder"])   # too long: answer_too_long
             # a fixed key: the label may change, the button (and a pending click) stays
             st.form_submit_button(s["change"] if mine else s["send"], type="primary",
                                   key=f"live-send-{q.id}", on_click=send,

@@ -49,7 +49,7 @@ def test_upload_several_runs_then_bad_files_keeps_the_good(page, app_url):
     upload(page, "qrels", ("qrels.trec", (EXAMPLES / "seed_qrels.trec").read_bytes()))
     expect(slot(page, "qrels")).to_contain_text(re.compile(r"In use: .?qrels\.trec"))
     upload(page, "runs", ("vector.trec", (EXAMPLES / "seed_vector.trec").read_bytes()),
-           ("hybrid.csv", (EXAMPLES / "seed_hybrid.csv").read_bytes()))
+           ("hybrid.csv", (EXAMPLES / "hybrid.csv").read_bytes()))
     expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
     # names from the run tag (TREC) and the file name (CSV)
     expect(page.locator(MEAN)).to_contain_text("vector")
@@ -60,7 +60,7 @@ def test_upload_several_runs_then_bad_files_keeps_the_good(page, app_url):
     bad = (b"q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 high x\nq1 Q0 d3 3 1.0\nq1 Q0 d4 4 nan x\n"
            b"q1 Q0 d1 5 0.5 x\nq2 Q0 d9 1 abc x\n")
     upload(page, "runs", ("vector.trec", (EXAMPLES / "seed_vector.trec").read_bytes()),
-           ("hybrid.csv", (EXAMPLES / "seed_hybrid.csv").read_bytes()),
+           ("hybrid.csv", (EXAMPLES / "hybrid.csv").read_bytes()),
            ("five.trec", bad))
     problems = page.locator(".st-key-lab-problems-runs")
     expect(problems).to_contain_text(
@@ -97,7 +97,7 @@ def test_example_table_reports_chart_titles_and_explain_link(page, app_url, lang
     open_lab(page, app_url, lang)
     page.locator(".st-key-lab-example-systems button").click()
     expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
-    expect(page.locator(MEAN)).to_contain_text("seed_hybrid")
+    expect(page.locator(MEAN)).to_contain_text("hybrid")
     expect(page.locator(".st-key-lab-note")).to_contain_text(re.compile(r"Holm.?[–-].?Bonferroni"))
     title = page.locator(".st-key-lab-mean .lab-measure", has_text="RR@10")
     assert "frac" in title.get_attribute("title")            # the formula on hover
@@ -111,12 +111,12 @@ def test_example_table_reports_chart_titles_and_explain_link(page, app_url, lang
         "runid")[0].rsplit("\n", 1)[0] + "\n")
     assert len(table) == 5 and "RR@10" in table.columns
     svg = download(page, "lab-deltas-svg").decode()
-    assert svg.lstrip().startswith("<svg") and "seed_hybrid − vector" in svg
+    assert svg.lstrip().startswith("<svg") and "hybrid − vector" in svg
     assert "RR@10" in svg                                       # the title names the measure
     # The example opens on RR (its lesson's measure) and the regression q5: one link per
     # run opens lesson 2 with the run's own ids, in the same language.
     link = page.locator(".st-key-lab-explain-link-1 [data-testid=stPageLink] a")
-    expect(link).to_contain_text("seed_hybrid")
+    expect(link).to_contain_text("hybrid")
     # the link itself carries the language (a new tab opens in it) and the run's own ids
     href = link.get_attribute("href")
     assert f"lang={lang}" in href and "r=d5.0-d7.1-d1.0" in href, href
@@ -132,9 +132,9 @@ def test_fusion_adds_a_run_to_the_table(page, app_url):
     page.locator(".st-key-lab-example-systems button").click()
     expect(page.locator(MEAN)).to_be_visible(timeout=60_000)
     page.locator(".st-key-lab-fuse-make button").click()
-    expect(page.locator(MEAN)).to_contain_text("rrf(vector + seed_hybrid)", timeout=60_000)
+    expect(page.locator(MEAN)).to_contain_text("rrf(vector + hybrid)", timeout=60_000)
     data = download(page, "lab-dl-fused-r3").decode()
-    assert data.split("\n")[0].endswith("rrf(vector_+_seed_hybrid)")
+    assert data.split("\n")[0].endswith("rrf(vector_+_hybrid)")
 
 
 def test_charts_fit_a_phone(browser, app_url):
@@ -169,12 +169,12 @@ def test_ap_explain_link_opens_lesson_3_on_her_query_scrolled_to_it(page, app_ur
     link = page.locator(".st-key-lab-explain-link-0 [data-testid=stPageLink] a")
     expect(link).to_have_attribute("href", re.compile(r"(^|/)mrr\?"), timeout=30_000)
     href = link.get_attribute("href")
-    assert f"lang={lang}" in href and "at=ranking" in href and "o=q5.vector.seed_hybrid." in href
+    assert f"lang={lang}" in href and "at=ranking" in href and "o=q5.vector.hybrid." in href
     link.click()
     expect(page).to_have_url(re.compile(rf"/mrr\?.*lang={lang}"))
     vector = page.locator(".st-key-mrr-col-vector")
     expect(vector.locator(".rk-item")).to_have_count(3, timeout=30_000)
-    expect(page.locator(".st-key-mrr-col-hybrid")).to_contain_text("seed_hybrid")
+    expect(page.locator(".st-key-mrr-col-hybrid")).to_contain_text("hybrid")
     landed(page, ".st-key-mrr-col-vector")
 
 
