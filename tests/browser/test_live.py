@@ -41,7 +41,7 @@ def main(page: Page):
     return page.locator("[data-testid=stMainBlockContainer]")
 
 
-def shows(page: Page, text: str, timeout: float = 15) -> None:
+def shows(page: Page, text: str, timeout: float = 30) -> None:
     """Wait until the page's main text, read without bidi isolates, contains ``text``."""
     deadline = time.monotonic() + timeout
     seen = ""
