@@ -155,6 +155,22 @@ def test_k_and_the_fusion_weights_move_the_rankings_and_the_numbers():
 
 
 @needs_dense
+def test_a_pasted_question_longer_than_the_search_reads_is_cut_and_said():
+    # no max_chars on the box (Streamlit dropped such a paste without a word): the first
+    # MAX_QUESTION_CHARS characters are searched and kept in the link, and the page says so
+    words = load_content("retrieve", "en")
+    at = run({"lang": "en", "c": "en"})
+    widget_key(at.selectbox, "retrieve.q").set_value("own").run()
+    long = "How many days of annual leave do I get? " * 20          # 800 characters
+    widget_key(at.text_input, "retrieve.t").input(long).run()
+    assert not at.exception
+    assert len(at.query_params["t"]) <= logic.MAX_QUESTION_CHARS
+    assert at.query_params["t"].startswith("How many days of annual leave")
+    note = words["controls"]["typed_too_long"].split("{{")[0]
+    assert any(note in c.value for c in at.caption)
+
+
+@needs_dense
 @pytest.mark.parametrize(("lang", "question"), [
     ("ar", "هل يمكنني أن أعمل من خارج البلد بضعة أسابيع؟"),
     ("en", "Can I work from another country for a few weeks?")])
