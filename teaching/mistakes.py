@@ -65,12 +65,14 @@ __all__ = [
 ]
 
 PERCENT = "percent_not_fraction"   # the right number, written as a percentage
+OUT_OF_RANGE = "out_of_range"      # a measure that is a share (or a mean of shares) outside 0–1
+UNBOUNDED = frozenset({"dcg", "idcg"})   # the only measures here that may exceed 1
 
 
 @dataclass(frozen=True)
 class Mistake:
     id: str
-    kind: str                        # value | questions | verdicts | cell | judgement
+    kind: str                        # value | range | questions | verdicts | cell | judgement
     formula: Callable = field(repr=False, compare=False)
     measures: tuple[str, ...] = ()   # the measures it imitates (kind "value")
 
@@ -415,9 +417,16 @@ def _percent(right: float) -> float:
     return 100 * right
 
 
+def _outside_unit(answer: float) -> bool:
+    return not 0 <= answer <= 1
+
+
 CATALOGUE: Mapping[str, Mistake] = {
     **{key: Mistake(key, "value", formula, measures) for key, measures, formula in _VALUE},
     PERCENT: Mistake(PERCENT, "value", _percent, (*MEASURES, *MEAN_MEASURES, "faithfulness")),
+    OUT_OF_RANGE: Mistake(OUT_OF_RANGE, "range", _outside_unit,
+                          (*(m for m in MEASURES if m not in UNBOUNDED), *MEAN_MEASURES,
+                           "faithfulness")),
     **{key: Mistake(key, "questions", formula, ("recall" if "recall" in key else "mrr",))
        for key, formula in _QUESTIONS},
     **{key: Mistake(key, "sentences", formula, ("faithfulness",)) for key, formula in _SENTENCES},
@@ -458,9 +467,11 @@ def _values(result) -> Iterable[float]:
 
 
 def _diagnose(right: float, candidates: Iterable[tuple[str, object]], answer: float,
-              tolerance: float) -> str:
+              tolerance: float, *, share: bool = True) -> str:
     """``"correct"``, :data:`PERCENT`, the first candidate whose value is ``answer`` (and not
-    ``right``), or ``"wrong_unknown"``. ``candidates``: (id, wrong value(s)), in order."""
+    ``right``), :data:`OUT_OF_RANGE` (a ``share``, a measure between 0 and 1, answered
+    outside that range), or ``"wrong_unknown"``. ``candidates``: (id, wrong value(s)), in
+    order: a known slip that lands outside 0–1 (a count for a share) is named before the range."""
     tolerance += 1e-9                      # 0.625 typed as 0.62 is still right
     if abs(answer - right) <= tolerance:
         return "correct"
@@ -470,6 +481,8 @@ def _diagnose(right: float, candidates: Iterable[tuple[str, object]], answer: fl
         for value in _values(result):
             if abs(value - right) > tolerance and abs(answer - value) <= tolerance:
                 return key
+    if share and _outside_unit(answer):
+        return OUT_OF_RANGE
     return "wrong_unknown"
 
 
@@ -485,9 +498,10 @@ def _on_case(measure: str, ranking, qrels, k: int):
 
 def diagnose(measure: str, ranking: Sequence[str], qrels, k: int, answer: float,
              tolerance: float = 0.005) -> str:
-    """``"correct"``, a mistake id, ``"percent_not_fraction"`` or ``"wrong_unknown"``."""
+    """``"correct"``, a mistake id, ``"percent_not_fraction"``, ``"out_of_range"`` or
+    ``"wrong_unknown"``."""
     return _diagnose(MEASURES[measure](ranking, qrels, k), _on_case(measure, ranking, qrels, k),
-                     answer, tolerance)
+                     answer, tolerance, share=measure not in UNBOUNDED)
 
 
 def distinct_mistakes(measure: str, ranking: Sequence[str], qrels, k: int,

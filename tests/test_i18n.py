@@ -272,6 +272,17 @@ def test_arabic_digits_only_for_standalone_numbers():
     assert bidi.to_arabic_digits("0.25") == "٠٫٢٥"
 
 
+def test_a_thousands_comma_becomes_the_arabic_separator_but_a_list_comma_stays():
+    assert bidi.to_arabic_digits("5,000 و 1,000,000") == "٥٬٠٠٠ و ١٬٠٠٠٬٠٠٠"
+    assert bidi.localize_digits("تزيد على 5,000 ريال", "arab") == "تزيد على ٥٬٠٠٠ ريال"
+    assert bidi.localize_digits("من 1 إلى 100,000.", "arab") == "من ١ إلى ١٠٠٬٠٠٠."
+    assert bidi.localize_digits("الدرجات 1,2,3 و 10,20 و 12,3456", "arab") == (
+        "الدرجات ١,٢,٣ و ١٠,٢٠ و ١٢,٣٤٥٦")
+    assert _shown(bidi.isolate_latin("تزيد على 5,000 ريال", digits="arab")) == (
+        "تزيد على [٥٬٠٠٠] ريال")
+    assert bidi.localize_digits("5,000", "latn") == "5,000"
+
+
 def test_isolate_arabic_in_english():
     assert (
         _shown(bidi.isolate_arabic("The word ميزان means scale")) == "The word {<ميزان] means scale"

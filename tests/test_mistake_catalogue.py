@@ -38,7 +38,8 @@ def test_every_mistake_id_has_exactly_one_formula():
         "judgement": [key for key, _ in mistakes._judgements()],
         "cell": [key for _, key, _ in mistakes._CELLS if key not in SHARED_WITH_CELLS],
     }
-    every = [key for keys in sources.values() for key in keys] + [mistakes.PERCENT]
+    every = [key for keys in sources.values() for key in keys] + [mistakes.PERCENT,
+                                                                   mistakes.OUT_OF_RANGE]
     assert [key for key, n in Counter(every).items() if n > 1] == []
     assert set(every) == set(CATALOGUE)
     for kind, keys in sources.items():
@@ -146,3 +147,32 @@ def test_no_formula_or_text_for_a_mistake_in_the_pages():
              for line, value in _string_constants(p)
              if value in CATALOGUE or value.startswith("judged_by_")]
     assert found == []
+
+
+# --- an answer no share can be ---------------------------------------------------------------
+
+RANKING, QRELS = ["d1", "d2", "d3", "d4"], {"d2": 1, "d4": 2, "d9": 1}
+
+
+@pytest.mark.parametrize("measure", [m for m in mistakes.MEASURES if m not in mistakes.UNBOUNDED])
+def test_a_share_answered_outside_0_to_1_is_out_of_range(measure):
+    for answer in (-0.5, 1.7, 42.0):
+        assert mistakes.diagnose(measure, RANKING, QRELS, 4, answer) in (
+            "out_of_range", *mistakes.MISTAKES[measure])   # a known slip is named first
+    assert mistakes.diagnose(measure, RANKING, QRELS, 4, -0.5) == "out_of_range"
+
+
+@pytest.mark.parametrize("measure", sorted(mistakes.UNBOUNDED))
+def test_dcg_above_1_is_not_out_of_range(measure):
+    right = mistakes.MEASURES[measure](RANKING, QRELS, 4)
+    assert right > 1
+    assert mistakes.diagnose(measure, RANKING, QRELS, 4, right + 0.9) == "wrong_unknown"
+
+
+def test_a_known_slip_outside_0_to_1_is_named_before_the_range():
+    verdicts = ["supported", "supported", "unsupported"]
+    assert mistakes.FAITHFULNESS_MISTAKES["faith_count_not_share"](verdicts) == 2
+    report = mistakes.Sentences(2, 3, 2, 3)
+    assert mistakes.diagnose_sentences(report, 2.0) == "faith_count_not_share"
+    assert mistakes.diagnose_sentences(report, 1.5) == "out_of_range"
+    assert mistakes.diagnose_mean("mrr", [(RANKING, QRELS)], 3.7) == "out_of_range"

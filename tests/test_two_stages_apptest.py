@@ -155,6 +155,11 @@ def test_exercise_feedback_names_the_mistake():
     assert "You counted only the sentences backed by a golden document" in alerts(at)
     answer(at, f"ts-ex-{seed}-typed", "abc")
     assert "isn't a number" in alerts(at)
+    answer(at, f"ts-ex-{seed}-typed", "2.5")     # no slip of the catalogue gives it
+    assert "always between 0 and 1" in alerts(at)
+    answer(at, f"ts-ex-{seed}-typed", "  ")      # "check" on an empty box: no verdict
+    assert "Type your answer in the box first" in alerts(at)
+    assert "isn't a number" not in alerts(at) and "between 0 and 1" not in alerts(at)
     answer(at, f"ts-ex-{seed}-typed", f"{ex.numbers.supported}/{ex.numbers.sentences}")
     assert "Correct:" in alerts(at)
     at.button(key="ts-ex-new").click().run()

@@ -125,6 +125,8 @@ def test_exercise_feedback_names_the_mistake():
     assert ex.check_faithfulness(3.0) == "faith_count_not_share"
     assert ex.check_faithfulness(75) == "percent_not_fraction"
     assert ex.check_faithfulness(0.9) == "wrong_unknown"
+    assert ex.check_faithfulness(4 / 3) == "out_of_range"    # upside down: sentences ÷ supported
+    assert ex.check_faithfulness(-0.75) == "out_of_range"
     assert ex.verdict == "invented"
     assert logic.stage_feedback("nothing", ex) == "stage_missed_invention"
     assert logic.stage_feedback("retrieval", ex) == "stage_blamed_retrieval"

@@ -68,6 +68,10 @@ ARABIC_INDIC_DIGITS = "٠١٢٣٤٥٦٧٨٩"           # Arabic (CLDR "arab")
 EASTERN_ARABIC_INDIC_DIGITS = "۰۱۲۳۴۵۶۷۸۹"   # Persian and Urdu keyboards (CLDR "arabext")
 _ARABIC_INDIC = str.maketrans("0123456789", ARABIC_INDIC_DIGITS)
 _ARABIC_DECIMAL = "\u066b"  # ARABIC DECIMAL SEPARATOR ٫
+_ARABIC_THOUSANDS = "\u066c"  # ARABIC THOUSANDS SEPARATOR ٬
+# a comma with one to three digits before it and groups of exactly three after: 5,000 and
+# 100,000, not a list such as 1,2,3 or 10,20
+_THOUSANDS_COMMA = re.compile(r"(?<![\d,])(\d{1,3}(?:,\d{3})+)(?![\d,])")
 
 # Protected segments are swapped for private-use placeholders while runs are found.
 # "Atoms" (inline code, inline math) may sit inside a Latin run; "walls" (HTML tags,
@@ -143,7 +147,10 @@ def rtl(text: str) -> str:
 
 
 def to_arabic_digits(text: str) -> str:
-    """``"0.5"`` → ``"٠٫٥"``: Western digits to Arabic-Indic, decimal point to ``٫``."""
+    """``"0.5"`` → ``"٠٫٥"``: Western digits to Arabic-Indic, decimal point to ``٫``, and a
+    thousands comma to ``٬`` (``"5,000"`` → ``"٥٬٠٠٠"``; a Latin comma among Arabic-Indic
+    digits is wrong)."""
+    text = _THOUSANDS_COMMA.sub(lambda m: m.group(1).replace(",", _ARABIC_THOUSANDS), text)
     return re.sub(r"(?<=\d)\.(?=\d)", _ARABIC_DECIMAL, text).translate(_ARABIC_INDIC)
 
 
@@ -239,7 +246,8 @@ def localize_digits(text: str, digits: str) -> str:
     if digits != "arab" or not text:
         return text
     return re.sub(
-        r"(?<![A-Za-z@_\d.])\d+(?:\.\d+)?(?![A-Za-z_\d@])",
+        r"(?<![A-Za-z@_\d.,])\d{1,3}(?:,\d{3})+(?![A-Za-z_\d@,])"   # 5,000
+        r"|(?<![A-Za-z@_\d.])\d+(?:\.\d+)?(?![A-Za-z_\d@])",
         lambda m: to_arabic_digits(m.group(0)),
         text,
     )

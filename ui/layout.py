@@ -533,17 +533,22 @@ def chart(spec: dict[str, Any]) -> None:
 # --- answers ----------------------------------------------------------------------------------
 
 
-def answer_form(key: str, label: str, placeholder: str, check: str) -> str | None:
+def answer_form(key: str, box_label: str, placeholder: str, check: str) -> str | None:
     """A text box with a "check" button (Enter submits too). Returns the text last checked, or
     None before the first check; the verdict shown under it survives other widgets' reruns.
     Widget keys: ``<key>-form``, ``<key>-typed``; the checked text lives in ``<key>-checked``."""
     # The box and its button on one row, on a phone too (columns would stack).
     with st.form(f"{key}-form", border=False), st.container(
             horizontal=True, vertical_alignment="bottom", key=f"{key}-row"):
-        st.text_input(label, key=f"{key}-typed", placeholder=placeholder)
+        st.text_input(box_label, key=f"{key}-typed", placeholder=placeholder)
         if st.form_submit_button(check):
             st.session_state[f"{key}-checked"] = st.session_state.get(f"{key}-typed", "")
-    return st.session_state.get(f"{key}-checked")
+    checked = st.session_state.get(f"{key}-checked")
+    if checked is not None and not checked.strip():
+        # "check" on an empty box: ask for an answer (not "can't read that number")
+        st.info(label(t("answer.type_first")), icon=":material/edit:")
+        return None
+    return checked
 
 
 def new_exercise_button(s: state.UrlState, text: str, *, key: str, field: str = "ex",
