@@ -620,3 +620,18 @@ def test_an_answer_the_database_did_not_confirm_is_resent_and_stored_once(monkey
     finally:
         service(cluster.url).engine.dispose()
         cluster.stop()
+
+
+@pytest.mark.parametrize("lost", [None, "teacher"])
+def test_a_lost_or_strange_role_value_gives_the_join_form_not_the_instructor(lost):
+    # a student's failed join once came back as the instructor's view under load (CI,
+    # session 8): whatever the role widget's value becomes, it is never instructor by default
+    nobody = open_lesson(PAGE, {"lang": "en", "join": "ZZZ999"})
+    join_button(nobody).click().run()
+    assert ERR["unknown_session"] in alert_text(nobody)
+    nobody.session_state["live-role"] = lost
+    nobody.run()
+    assert not nobody.exception
+    assert nobody.session_state["live-role"] == "student"
+    assert join_button(nobody) is not None
+    assert not [b for b in nobody.button if b.key == "live-start"]

@@ -15,6 +15,7 @@ from lessons.live import instructor, kept, phone, texts
 from ui import layout, share
 
 ROLE, ROLE_CHOSEN = "live-role", "live-role-chosen"
+ROLES = ("student", "instructor")
 
 share.keep_private(phone.OLD_ME_PARAM)   # an old link's participant token is nobody's to share
 
@@ -35,7 +36,12 @@ def current_role() -> str:
     elif (not st.session_state.get(ROLE_CHOSEN) and "join" not in st.query_params
           and instructor.stored_pair()):
         st.session_state[ROLE] = "instructor"
-    return st.session_state.setdefault(ROLE, "student")
+    role = st.session_state.get(ROLE)
+    if role not in ROLES:
+        # none yet, or a widget value that is neither (a lost or stale widget state from the
+        # browser): the join form, never the instructor's controls by default
+        st.session_state[ROLE] = role = "student"
+    return role
 
 
 def on_the_room_screen() -> bool:
@@ -48,7 +54,7 @@ def on_the_room_screen() -> bool:
 
 def role_switch() -> None:
     r = texts.c()["role"]
-    st.segmented_control(layout.label(r["label"]), ["student", "instructor"], key=ROLE,
+    st.segmented_control(layout.label(r["label"]), list(ROLES), key=ROLE,
                          required=True, format_func=lambda v: r[v], on_change=_chosen)
 
 
