@@ -635,3 +635,15 @@ def test_a_lost_or_strange_role_value_gives_the_join_form_not_the_instructor(los
     assert nobody.session_state["live-role"] == "student"
     assert join_button(nobody) is not None
     assert not [b for b in nobody.button if b.key == "live-start"]
+
+
+def test_an_instructor_whose_role_value_is_lost_stays_the_instructor():
+    at = open_lesson(PAGE, {"lang": "en"})
+    at.session_state["live-role"] = "instructor"        # picked by hand, no session yet
+    at.session_state["live-role-chosen"] = True
+    at.run()
+    assert [b for b in at.button if b.key == "live-start"]
+    at.session_state["live-role"] = None
+    at.run()
+    assert not at.exception and at.session_state["live-role"] == "instructor"
+    assert [b for b in at.button if b.key == "live-start"]

@@ -16,6 +16,7 @@ from ui import layout, share
 
 ROLE, ROLE_CHOSEN = "live-role", "live-role-chosen"
 ROLES = ("student", "instructor")
+LAST_ROLE = "live-role-last"
 
 share.keep_private(phone.OLD_ME_PARAM)   # an old link's participant token is nobody's to share
 
@@ -38,9 +39,12 @@ def current_role() -> str:
         st.session_state[ROLE] = "instructor"
     role = st.session_state.get(ROLE)
     if role not in ROLES:
-        # none yet, or a widget value that is neither (a lost or stale widget state from the
-        # browser): the join form, never the instructor's controls by default
-        st.session_state[ROLE] = role = "student"
+        # none yet, or no value from the browser: under load the role switch has come back
+        # from a form's submission with nothing selected (CI, reproduced at load ~5). Keep the
+        # role this session last had — a student's join form, never the instructor's controls
+        # by default
+        st.session_state[ROLE] = role = st.session_state.get(LAST_ROLE, "student")
+    st.session_state[LAST_ROLE] = role
     return role
 
 

@@ -29,7 +29,11 @@ from tests.deploy_helpers import ROOT, deployment, free_port, get, wait_until
 
 pytestmark = [
     pytest.mark.deploy,
-    pytest.mark.flaky(reruns=1),  # process hangs under load: see tests/browser/test_live.py
+    # Processes are stopped and hung on purpose, with several browsers, app processes, nginx
+    # and a database at once: on a loaded 2-core machine a projector once did not show "1 of 1
+    # answered" within 60 s (CI, session 8; not reproduced alone). One rerun, counted ("R") in
+    # pytest's summary; a failure twice in a row still fails. Not a fix: the cause is not known.
+    pytest.mark.flaky(reruns=1),
     pytest.mark.xdist_group("deploy"),  # one deployment per module, on one worker
     pytest.mark.skipif(shutil.which("nginx") is None and not os.path.exists("/usr/sbin/nginx"),
                        reason="nginx not installed (make test installs it)"),

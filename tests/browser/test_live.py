@@ -15,10 +15,7 @@ from playwright.sync_api import Page, expect
 
 from text import bidi
 
-# Several browsers, servers and a database at once: on a loaded 2-core machine a projector poll
-# or a rerun has, rarely, not landed within the waits (CI runs on this shared machine, session 8).
-# One rerun; a failure twice in a row still fails, and pytest's summary counts reruns ("R").
-pytestmark = [pytest.mark.browser, pytest.mark.flaky(reruns=1)]
+pytestmark = pytest.mark.browser
 
 PATH = "/live"
 PHONE = {"width": 390, "height": 844}
