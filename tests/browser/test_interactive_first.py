@@ -145,12 +145,12 @@ def inside(b: dict, page: Page, *, top: float = 0) -> bool:
 # --- every lesson opens on its interactive -------------------------------------------------------
 
 
-# One load per page, language and size for what the first screen must show (each page load
-# costs seconds on a loaded CI machine; the checks below only read the page).
+# One load per page, language and size for everything these checks read (each page load costs
+# seconds on a loaded CI machine; the checks below only read the page).
 @pytest.mark.parametrize("size", VIEWPORTS)
 @pytest.mark.parametrize("lang", ["ar", "en"])
 @pytest.mark.parametrize("path", [*LESSONS, "/", "/practice"])
-def test_the_first_screen_and_44px_targets(browser, app_url, path, lang, size):
+def test_the_first_screen_44px_targets_and_metric_cards(browser, app_url, path, lang, size):
     ready = {"/": "[data-testid=stMain] [data-testid=stPageLink-NavLink]",
              "/practice": ".st-key-px-box"}.get(path)
     context, page = open_page(browser, app_url, path, f"lang={lang}", VIEWPORTS[size],
@@ -164,6 +164,11 @@ def test_the_first_screen_and_44px_targets(browser, app_url, path, lang, size):
             if path in RANKED:      # the ranking and its numbers: the live part, at once
                 assert inside(box(page, ".mz-strip"), page)
                 assert box(page, ".rk-item")["y"] < vh - 40
+                # the metric cards name each measure in the page's language; on a phone
+                # every document id keeps its line and every symbol its card
+                metric_names_in_the_page_language(page, lang)
+                if size == "phone":
+                    ids_keep_their_line_and_symbols_their_card(page)
             # the explanation follows, reachable by the section chips
             chips = page.locator(".mz-toc a")
             assert chips.count() >= 5
@@ -254,22 +259,16 @@ def test_an_unchanged_number_is_not_marked_and_reduced_motion_does_not_animate(b
         context.close()
 
 
-@pytest.mark.parametrize("lang", ["ar", "en"])
-@pytest.mark.parametrize("path", RANKED)
-def test_metric_names_are_in_the_page_language(browser, app_url, path, lang):
-    context, page = open_page(browser, app_url, path, f"lang={lang}", LAPTOP)
-    try:
-        names = page.locator(".mz-strip .mz-metric-name").all_inner_texts()
-        symbols = page.locator(".mz-strip .mz-metric-symbol").all_inner_texts()
-        assert names and len(names) == len(symbols)
-        for name, symbol in zip(names, symbols, strict=True):
-            assert bool(ARABIC.search(name)) == (lang == "ar"), name
-            assert not ARABIC.search(symbol) and re.match(r"[A-Za-z]", symbol), symbol
-        if lang == "ar":       # every metric card of the page, not only the strip's
-            for label in page.locator(".mz-metric-label").all_inner_texts():
-                assert ARABIC.search(label), label
-    finally:
-        context.close()
+def metric_names_in_the_page_language(page: Page, lang: str) -> None:
+    names = page.locator(".mz-strip .mz-metric-name").all_inner_texts()
+    symbols = page.locator(".mz-strip .mz-metric-symbol").all_inner_texts()
+    assert names and len(names) == len(symbols)
+    for name, symbol in zip(names, symbols, strict=True):
+        assert bool(ARABIC.search(name)) == (lang == "ar"), name
+        assert not ARABIC.search(symbol) and re.match(r"[A-Za-z]", symbol), symbol
+    if lang == "ar":       # every metric card of the page, not only the strip's
+        for label in page.locator(".mz-metric-label").all_inner_texts():
+            assert ARABIC.search(label), label
 
 
 # Every document id of the ranking editors on one line; every symbol of the strip inside its card.
@@ -294,17 +293,11 @@ FIT_JS = """
 """
 
 
-@pytest.mark.parametrize("lang", ["ar", "en"])
-@pytest.mark.parametrize("path", RANKED)
-def test_on_a_phone_ids_keep_their_line_and_symbols_their_card(browser, app_url, path, lang):
-    context, page = open_page(browser, app_url, path, f"lang={lang}", PHONE, touch=True)
-    try:
-        fit = page.evaluate(FIT_JS)
-        line = min(i["h"] for i in fit["ids"])
-        assert fit["ids"] and all(i["h"] < 1.5 * line for i in fit["ids"]), fit["ids"]
-        assert fit["symbols"] and all(s["inside"] for s in fit["symbols"]), fit["symbols"]
-    finally:
-        context.close()
+def ids_keep_their_line_and_symbols_their_card(page: Page) -> None:
+    fit = page.evaluate(FIT_JS)
+    line = min(i["h"] for i in fit["ids"])
+    assert fit["ids"] and all(i["h"] < 1.5 * line for i in fit["ids"]), fit["ids"]
+    assert fit["symbols"] and all(s["inside"] for s in fit["symbols"]), fit["symbols"]
 
 
 # --- touch ---------------------------------------------------------------------------------------
