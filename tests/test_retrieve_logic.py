@@ -39,8 +39,14 @@ def _qrels_frame_as_dict(frame: pd.DataFrame) -> dict[str, dict[str, int]]:
     (40, "40 سؤالًا", "40 questions"), (100, "100 سؤال", "100 questions"),
     (103, "103 أسئلة", "103 questions"), (122, "122 سؤالًا", "122 questions")])
 def test_numbers_agree_with_their_noun(n, ar, en):
-    assert logic.count_form(n, load_content("retrieve", "ar")["counts"]["questions"]) == ar
-    assert logic.count_form(n, load_content("retrieve", "en")["counts"]["questions"]) == en
+    assert logic.count_form(n, load_content("retrieve", "ar")["counts"]["questions_gen"]) == ar
+    assert logic.count_form(n, load_content("retrieve", "en")["counts"]["questions_gen"]) == en
+
+
+def test_a_count_in_parentheses_is_nominative():
+    # «**مصطلحات بعينها** (سؤالان)»: a standalone count, not after a preposition
+    ar = load_content("retrieve", "ar")["counts"]["questions_nom"]
+    assert [logic.count_form(n, ar) for n in (1, 2, 8)] == ["سؤال واحد", "سؤالان", "8 أسئلة"]
 
 
 # --- the bundled handbook ----------------------------------------------------------------------

@@ -683,11 +683,12 @@ def readings_section(ov: logic.Overview, words) -> None:
             else:
                 values[key] = Markup(str(value))
         if "n" in reading.values:
+            # in parentheses after the kind's name: the nominative («(سؤالان)»)
             values["questions"] = Markup(logic.count_form(
-                int(reading.values["n"]), c["counts"]["questions"]))
+                int(reading.values["n"]), c["counts"]["questions_nom"]))
         if "total" in reading.values:
             values["total_questions"] = Markup(logic.count_form(
-                int(reading.values["total"]), c["counts"]["questions"]))
+                int(reading.values["total"]), c["counts"]["questions_gen"]))
         lines.append("- " + fill(texts[reading.key], values))
     layout.markdown("\n".join(lines))
     layout.markdown(f"**{fill(words['kinds_heading'], {'measure': ov.measure})}**")
@@ -909,7 +910,7 @@ def chunks_section(own: dict, questions: Mapping[str, str], k: int, weights) -> 
                      cell_num(row["recall"])] for _, row in table.iterrows()],
                    key="rt-own-sweep-table", numeric=(1, 2, 3))
         st.caption(layout.label(fill(words["sweep_caption"], {
-            "k": k, "questions": Markup(logic.count_form(len(asked), c["counts"]["questions"]))})))
+            "k": k, "questions": Markup(logic.count_form(len(asked), c["counts"]["questions_nom"]))})))
 
 
 def document_table(systems, question: str, mine: Mapping[str, int], k: int, weights) -> None:
