@@ -909,8 +909,9 @@ def chunks_section(own: dict, questions: Mapping[str, str], k: int, weights) -> 
                      cell_num(row["passages"], 0), cell_num(row["per_document"], 1),
                      cell_num(row["recall"])] for _, row in table.iterrows()],
                    key="rt-own-sweep-table", numeric=(1, 2, 3))
+        asked_count = logic.count_form(len(asked), c["counts"]["questions_nom"])
         st.caption(layout.label(fill(words["sweep_caption"], {
-            "k": k, "questions": Markup(logic.count_form(len(asked), c["counts"]["questions_nom"]))})))
+            "k": k, "questions": Markup(asked_count)})))
 
 
 def document_table(systems, question: str, mine: Mapping[str, int], k: int, weights) -> None:
