@@ -87,7 +87,7 @@ def test_editing_an_answer_sentence_changes_its_verdict():
 
 @pytest.mark.parametrize(("ex", "edit", "label", "crude", "careful"), [
     ("ar", "diacritics", "أضف التشكيل", 'class="mz-crude-pct">0 %', "1</span> · مدعومة"),
-    ("ar", "digits", "رقم خاطئ", 'class="mz-crude-pct">80 %', "1</span> · تحتاج مراجعة يدوية"),
+    ("ar", "digits", "عدد خاطئ", 'class="mz-crude-pct">80 %', "1</span> · تحتاج مراجعة يدوية"),
     ("ar", "negate", "انفِ جملة", 'class="mz-crude-pct">75 %', "2</span> · تحتاج مراجعة يدوية"),
     ("ar", "other_lang", "جملة بالإنجليزية", "يتعطل: قسمة على صفر",
      "2</span> · غير مدعومة"),
