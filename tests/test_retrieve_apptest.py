@@ -79,6 +79,13 @@ def widget_key(widgets, prefix: str):
     return next(w for w in widgets if w.key and w.key.startswith(prefix))
 
 
+def open_judging(at: AppTest, key: str, label: str) -> None:
+    """Open the judging panel (an expander whose pickers are drawn only while it is open)."""
+    assert not any(w.label == label for w in at.selectbox)     # closed: no passage picker
+    at.session_state[key] = True
+    at.run()
+
+
 def expected_values(corpus_lang: str, text: str, qrels: dict, k: int = 10,
                     weights: dict | None = None) -> dict[str, dict[str, float]]:
     rankings = logic.search(logic.bundled().retrievers[corpus_lang], text, k,
@@ -185,6 +192,7 @@ def test_a_typed_question_judged_by_the_learner_and_kept_in_the_link(lang, quest
     assert all(v == "0.000" for row in before.values() for v in row[:4])
     assert words["one"]["no_relevant"].split("(")[0][:15] in alert_text(at)
 
+    open_judging(at, "rt-one-judge", words["judge"]["passage"])
     pick = widget(at.selectbox, words["judge"]["passage"])
     passage = pick.value
     widget(at.segmented_control, words["judge"]["grade"]).set_value(3).run()
@@ -364,6 +372,7 @@ def test_own_corpus_questions_judgments_and_chunks():
     at.button(key="FormSubmitter:rt-own-add-Add").click().run()
     assert not at.exception
     assert at.session_state["rt.own"]["questions"] == {"u1": "how many days of annual leave"}
+    open_judging(at, "rt-own-judge", "Passage")
     passage = widget(at.selectbox, "Passage").value
     widget(at.segmented_control, "Your grade").set_value(2).run()
     key = next(k for k in at.session_state["rt.judged"] if k[1] == "u1")

@@ -379,14 +379,20 @@ def verdict(values, predicted: str, k: int, s: state.UrlState) -> None:
 
 def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
                 set_grade: Callable[[str, int | None], None]) -> None:
+    """Judging on the spot, in an expander whose pickers are drawn only while it is open
+    (``on_change="rerun"``; it stays open from question to question): closed, a new question
+    redraws one element instead of five, the passage picker (a select box) the costliest of them
+    in the browser (bench/README.md, session 9)."""
     words = c["judge"]
     candidates = logic.judgeable(items)
-    with st.container(border=True, key=f"{key}-judge"):
+    with st.expander(layout.label(words["heading"]), key=f"{key}-judge",
+                     icon=":material/rate_review:", on_change="rerun") as panel:
+        if not panel.open:
+            return
         if not candidates:
-            layout.markdown(f"**{words['heading']}**")
             st.caption(layout.label(words["none_left"]))
             return
-        layout.markdown(f"**{words['heading']}**\n\n{words['body']}")
+        layout.markdown(words["body"])
         by_id = {item.hit.id: item for item in candidates}
 
         # The option labels stay fixed (a selectbox keeps the labels it first drew); the
