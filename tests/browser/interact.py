@@ -88,3 +88,27 @@ def touch_drag(page: Page, x0: float, y0: float, x1: float, y1: float, steps: in
         cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     finally:
         cdp.detach()
+
+
+STORES_JS = """() => {   // the bridges' elements, inside their components' shadow roots too
+  const found = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.classList.contains('ls-root')) found.push(el.dataset.state || '');
+    }
+  };
+  walk(document);
+  return found.length > 0 && found.every((state) => state === 'read');
+}"""
+
+
+def stores_read(page: Page) -> None:
+    """Wait until the browser's stores (runtime/local_store, the live page's kept values) have
+    been read, then until the app is idle: the rerun their read triggers redraws forms, and a
+    value typed or a button clicked during it can be lost. The elements live in shadow roots:
+    a plain ``querySelectorAll`` found none, and ``every`` on nothing was true at once (this
+    waited for nothing until session 9)."""
+    page.wait_for_function(STORES_JS, timeout=30_000)
+    page.wait_for_timeout(300)   # the read's trigger reaches the server and starts its rerun
+    page.wait_for_function(IDLE_JS, timeout=30_000)

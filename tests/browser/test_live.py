@@ -13,6 +13,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.interact import stores_read
 from text import bidi
 
 # Several browsers, servers and a database at once. The role switch that came back empty under
@@ -262,26 +263,6 @@ def test_a_shared_link_carries_no_identity(browser, app_url, page):
     assert drawn.get_attribute("d") == expected          # the QR code is that same link
     assert token not in student_page.url
     desk.close()
-
-
-STORES_JS = """() => {   // the bridges' elements, inside their components' shadow roots too
-  const found = [];
-  const walk = (root) => {
-    for (const el of root.querySelectorAll('*')) {
-      if (el.shadowRoot) walk(el.shadowRoot);
-      if (el.classList.contains('ls-root')) found.push(el.dataset.state || '');
-    }
-  };
-  walk(document);
-  return found.length > 0 && found.every((state) => state === 'read');
-}"""
-
-
-def stores_read(page: Page) -> None:
-    """Wait until the browser's stores have been read (the bridge's rerun has happened). The
-    elements live in shadow roots: a plain ``querySelectorAll`` found none, and ``every`` on
-    nothing was true at once (this waited for nothing until session 9)."""
-    page.wait_for_function(STORES_JS, timeout=30_000)
 
 
 def join_on(context, url: str, code: str, nickname: str) -> Page:

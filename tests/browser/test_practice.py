@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from teaching import exercises
 from teaching import progress as pg
 from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.browser.interact import stores_read
 
 PATH = "/practice"
 QUERY = "lang=en&m=precision&s=7"  # precision@6 = 1/6; dividing by R gives 0.5
@@ -23,9 +24,13 @@ def app_url(streamlit_server) -> str:
     return streamlit_server("app.py", **{"runner.postScriptGC": False})
 
 
-def open_practice(page: Page, url: str, query: str = QUERY) -> None:
+def open_practice(page: Page, url: str, query: str = QUERY, *, storage: bool = True) -> None:
+    """Open the page and, where the browser can store, wait for the progress store's read
+    and its rerun: an answer typed during that rerun was once lost (a clean-clone CI run)."""
     page.goto(f"{url}{PATH}?{query}")
     expect(page.locator(".st-key-px-box input[type=text]")).to_be_visible(timeout=30_000)
+    if storage:
+        stores_read(page)
 
 
 def answer(page: Page, typed: str) -> None:
@@ -139,7 +144,7 @@ def test_private_mode_shows_a_note_and_the_page_still_works(browser, app_url):
     page = context.new_page()
     page.set_default_timeout(15_000)
     try:
-        open_practice(page, app_url)
+        open_practice(page, app_url, storage=False)
         expect(page.get_by_text("This browser does not let Mizan save anything")).to_be_visible()
         answer(page, "1/6")
         expect(precision_row(page)).to_contain_text("1/1")  # kept for this session

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from text.i18n import strings
 
@@ -53,6 +54,22 @@ def open_page(page, url: str, ready: str) -> None:
 
 def probe(page, english: str, pseudo: str, which: str = "::before") -> dict:
     return page.evaluate(PROBE_JS, [english, pseudo, which])
+
+
+def hover_toolbar_button(frame, button, attempts: int = 4) -> None:
+    """Hover a dataframe toolbar button. The toolbar shows above the frame only while the
+    frame is hovered; scrolled to the viewport's top edge it sat under the sticky header,
+    and under load a late layout shift moved it between Playwright's retries (a clean-clone
+    CI run failed there). Centre the frame, hover it, then the button; retry a few times."""
+    for attempt in range(attempts):
+        frame.evaluate("e => e.scrollIntoView({block: 'center'})")
+        frame.hover()
+        try:
+            button.hover(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == attempts - 1:
+                raise
 
 
 def css(text: str) -> str:
@@ -190,10 +207,8 @@ def test_fixture_page_number_input_menu_toolbar_skip_link(page, app_url):
     page.keyboard.press("Escape")
 
     frame = page.locator("[data-testid=stMain] [data-testid=stDataFrame]").first
-    frame.scroll_into_view_if_needed()
-    frame.hover()
     download = page.locator("[data-testid=stElementToolbar] button[data-mz-name='Download as CSV']")
-    download.first.hover()
+    hover_toolbar_button(frame, download.first)
     # its accessible name is Arabic too (runtime/a11y.js)
     assert download.first.get_attribute("aria-label") == NAMES["download_csv"]
     tip = "[data-testid=stTooltipContent] [data-testid=stMarkdownContainer]"
