@@ -66,7 +66,7 @@ __all__ = [
 
 PERCENT = "percent_not_fraction"   # the right number, written as a percentage
 OUT_OF_RANGE = "out_of_range"      # a measure that is a share (or a mean of shares) outside 0–1
-UNBOUNDED = frozenset({"dcg", "idcg"})   # the only measures here that may exceed 1
+UNBOUNDED = frozenset({"dcg", "idcg"})   # may exceed 1: not in OUT_OF_RANGE's measures
 
 
 @dataclass(frozen=True)
@@ -466,11 +466,11 @@ def _values(result) -> Iterable[float]:
     return result if isinstance(result, list) else [result]
 
 
-def _diagnose(right: float, candidates: Iterable[tuple[str, object]], answer: float,
-              tolerance: float, *, share: bool = True) -> str:
+def _diagnose(measure: str, right: float, candidates: Iterable[tuple[str, object]],
+              answer: float, tolerance: float) -> str:
     """``"correct"``, :data:`PERCENT`, the first candidate whose value is ``answer`` (and not
-    ``right``), :data:`OUT_OF_RANGE` (a ``share``, a measure between 0 and 1, answered
-    outside that range), or ``"wrong_unknown"``. ``candidates``: (id, wrong value(s)), in
+    ``right``), :data:`OUT_OF_RANGE` (a ``measure`` the catalogue's entry bounds to 0–1,
+    answered outside that range), or ``"wrong_unknown"``. ``candidates``: (id, wrong value(s)), in
     order: a known slip that lands outside 0–1 (a count for a share) is named before the range."""
     tolerance += 1e-9                      # 0.625 typed as 0.62 is still right
     if abs(answer - right) <= tolerance:
@@ -481,7 +481,7 @@ def _diagnose(right: float, candidates: Iterable[tuple[str, object]], answer: fl
         for value in _values(result):
             if abs(value - right) > tolerance and abs(answer - value) <= tolerance:
                 return key
-    if share and _outside_unit(answer):
+    if _outside_unit(answer) and measure in CATALOGUE[OUT_OF_RANGE].measures:
         return OUT_OF_RANGE
     return "wrong_unknown"
 
@@ -500,8 +500,8 @@ def diagnose(measure: str, ranking: Sequence[str], qrels, k: int, answer: float,
              tolerance: float = 0.005) -> str:
     """``"correct"``, a mistake id, ``"percent_not_fraction"``, ``"out_of_range"`` or
     ``"wrong_unknown"``."""
-    return _diagnose(MEASURES[measure](ranking, qrels, k), _on_case(measure, ranking, qrels, k),
-                     answer, tolerance, share=measure not in UNBOUNDED)
+    return _diagnose(measure, MEASURES[measure](ranking, qrels, k),
+                     _on_case(measure, ranking, qrels, k), answer, tolerance)
 
 
 def distinct_mistakes(measure: str, ranking: Sequence[str], qrels, k: int,
@@ -524,8 +524,8 @@ def diagnose_mean(measure: str, questions: Questions, answer: float,
                   tolerance: float = 0.005, *, k: int | None = None) -> str:
     """Like :func:`diagnose`, for a measure averaged over questions (``"mrr"``; ``"recall"``
     at cutoff ``k``)."""
-    return _diagnose(_mean_right(measure, questions, k), _on_questions(measure, questions, k),
-                     answer, tolerance)
+    return _diagnose(measure, _mean_right(measure, questions, k),
+                     _on_questions(measure, questions, k), answer, tolerance)
 
 
 def distinct_mean_mistakes(measure: str, questions: Questions,
@@ -554,7 +554,8 @@ def _on_sentences(s: Sentences):
 
 def diagnose_sentences(s: Sentences, answer: float, tolerance: float = 0.005) -> str:
     """Like :func:`diagnose`, for lesson 1's share of supported sentences."""
-    return _diagnose(_ratio(s.supported, s.scored) or 0.0, _on_sentences(s), answer, tolerance)
+    return _diagnose("faithfulness", _ratio(s.supported, s.scored) or 0.0, _on_sentences(s),
+                     answer, tolerance)
 
 
 def sentence_mistake_values(s: Sentences) -> dict[str, list[float]]:
@@ -569,7 +570,7 @@ def _on_report(report):
 def diagnose_faithfulness(report, answer: float, tolerance: float = 0.005) -> str:
     """Like :func:`diagnose`, for a faithfulness score. ``report`` is what
     ``metrics.faithfulness.check`` returned (its ``score`` must not be None)."""
-    return _diagnose(report.score, _on_report(report), answer, tolerance)
+    return _diagnose("faithfulness", report.score, _on_report(report), answer, tolerance)
 
 
 def distinct_faithfulness_mistakes(report, tolerance: float = 0.005) -> list[str]:
