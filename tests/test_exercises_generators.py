@@ -139,6 +139,9 @@ def test_faithfulness_cases_get_the_intended_verdicts(seed):
             E.INTENT_VERDICT[intent] for _, intent in ex.sentences]
         intents = {intent for _, intent in ex.sentences}
         assert "supported" in intents and intents & {"changed_number", "negated", "invented"}
+        # the steps say a flag here means "a number or a negation differs": nothing else flags
+        flagged = [s.reasons for s in report.sentences if s.verdict == "check"]
+        assert all(set(r) <= {"number_not_in_source", "negation_differs"} for r in flagged)
     ar, en = cases["ar"], cases["en"]
     assert [i for _, i in ar.sentences] == [i for _, i in en.sentences]   # one case, two languages
     assert ar.answer == en.answer

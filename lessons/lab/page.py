@@ -558,7 +558,8 @@ def pair_section(cmp, measure: str):
         (logic.plain(cmp_text["mean_of"], {"run": a}), logic.num(view.mean_a)),
         (logic.plain(cmp_text["mean_of"], {"run": b}), logic.num(view.mean_b)),
         (logic.plain(cmp_text["mean_delta"], names), logic.signed(view.mean_delta)),
-        (cmp_text["ci"], f"[{logic.signed(view.ci_low)}, {logic.signed(view.ci_high)}]"),
+        (logic.plain(cmp_text["ci"], {"confidence": round(100 * view.confidence)}),
+         f"[{logic.signed(view.ci_low)}, {logic.signed(view.ci_high)}]"),
         (cmp_text["p_t"], logic.p_text(view.p_ttest)),
         (cmp_text["p_rand"], logic.p_text(view.p_randomization)),
     ])
