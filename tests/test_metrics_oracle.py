@@ -179,6 +179,18 @@ def test_single_ranking_functions_match_trec_eval(generated):
         assert math.isclose(metrics.ndcg(ranking, judged), values["ndcg"], abs_tol=TOL)
 
 
+def test_iprec_takes_trec_eval_s_floating_point_threshold():
+    """0.7 × 3 + 0.9 is 2.9999999999999996 in double precision: trec_eval needs 2 relevant
+    documents at level 0.7 when R = 3, not 3 (recall 2/3 counts as reaching 0.7)."""
+    qrels = {"q": {"a": 1, "b": 1, "c": 1}}
+    order = ["a", "x", "b", "y", "z", "w", "c"]
+    run = {"q": {d: float(len(order) - i) for i, d in enumerate(order)}}
+    oracle = _oracle(run, qrels, ["iprec_at_recall"])["q"]["iprec_at_recall_0.70"]
+    assert math.isclose(oracle, 2 / 3, abs_tol=TOL)
+    assert math.isclose(metrics.interpolated_precision(order, qrels["q"], 0.7), oracle,
+                        abs_tol=TOL)
+
+
 VARIANTS = [
     "RR@1", "RR@3", "RR@10", "AP(norm=retrieved)", "AP(norm=retrieved)@3", "AP(norm=min_k_R)@3",
     "AP(norm=min_k_R)", "DCG@3", "DCG", "DCG(gain=exponential)@5", "IDCG@3",
