@@ -95,6 +95,7 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
     text = markdown_text(at)
     assert "hybrid beats vector on **2**, ties on **2** and loses on **1**" in text
     assert "p = 0.4310" in text                         # paired t-test on RR (FIELD-NOTES)
+    assert "95 % bootstrap interval" in text            # the card names its confidence
     regressions = frame_with(at, "hybrid − vector")
     assert list(regressions.index) == ["q5"]
     # the explain picker lists the regression first; one link per run (lesson 2)
