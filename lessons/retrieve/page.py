@@ -416,12 +416,18 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
 
 
 def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> None:
+    """The links into lessons 2 and 5, in an expander drawn like the judging panel: its
+    contents only while it is open (closed, a new question redraws one element instead of
+    ten, and builds no links; bench/README.md, session 10). The ranking it opens stays in the
+    URL (``ls``) while it is closed."""
     words = c["links"]
     systems = [system for system, hits in rankings.items() if hits]
     if not systems:
         return
-    with st.container(key=f"{key}-links"):
-        layout.markdown(f"**{words['heading']}**")
+    with st.expander(layout.label(words["heading"]), key=f"{key}-links",
+                     icon=":material/link:", on_change="rerun") as panel:
+        if not panel.open:
+            return
         default = s["ls"] if s is not None and s["ls"] in systems else systems[-1]
         system = st.selectbox(layout.label(words["system"]), systems,
                               index=systems.index(default), format_func=NAMES.__getitem__,
