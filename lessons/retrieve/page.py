@@ -469,8 +469,8 @@ def question_label(qid: str, question_lang: str) -> str:
 @st.fragment
 @layout.friendly_errors("retrieve.one")
 def one_question() -> None:
-    """The corpus, the question's language, the question, k and the fusion weights; the rest
-    is ``one_results``, a fragment of its own: typing a question, predicting and judging rerun
+    """The corpus, the question's language and the question; the rest is ``one_results``, a
+    fragment of its own: typing a question, moving k or a weight, predicting and judging rerun
     only that part (not these controls, whose list of questions is the page's biggest)."""
     s = state.url_state(FOLDER, FIELDS)
     words = c["controls"]
@@ -492,9 +492,6 @@ def one_question() -> None:
                        index=(*QUESTION_IDS, "own").index(s["q"]),
                        format_func=lambda q: question_label(q, question_lang), key=s.key("q"))
     change_question(s, c=corpus_lang or s["c"], ql=question_lang or s["ql"], q=qid)
-    # k and the fusion weights belong to this fragment, not to the results': a typed question
-    # then reruns the results alone, without these three widgets (bench/README.md, session 10)
-    search_controls(s, "one")
     one_results()
 
 
@@ -526,7 +523,7 @@ def one_results() -> None:
                             args=(s,))
         too_long_note(raw)
         change_question(s, t=logic.clean_question(raw))
-    k, weights = s["k"], logic.weights_of(s["wb"], s["wd"])
+    k, weights = search_controls(s, "one")
 
     if s["q"] == "own":
         text, assessed, notes = s["t"], {}, {}
