@@ -26,7 +26,8 @@ def rank(ids: Sequence[str] | np.ndarray, scores: Sequence[float] | np.ndarray,
     """The first ``k`` (all when None) of ``ids`` ordered by ``scores``, as ``Hit``s."""
     # Python strings, not a NumPy string array: sorting a few hundred ids in Python and
     # reading them back as str cost a fraction of np.unique's (the same code-point order)
-    ids = ids.tolist() if isinstance(ids, np.ndarray) else [str(pid) for pid in ids]
+    ids = (np.asarray(ids, dtype=str).tolist() if isinstance(ids, np.ndarray)
+           else [str(pid) for pid in ids])
     scores = np.asarray(scores, dtype=np.float64)
     if scores.shape != (len(ids),):
         raise ValueError(f"{len(ids)} ids but {scores.size} scores")

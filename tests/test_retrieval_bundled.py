@@ -13,7 +13,7 @@ from retrieval.embeddings import EMBEDDINGS_PATH, text_hash, vectors_for
 from retrieval.engine import load_bundled
 from retrieval.errors import CorpusError
 from retrieval.fusion import RRF_K
-from retrieval.ranking import Hit
+from tests.retrieval_corpus import by_the_rule
 
 
 @pytest.fixture(scope="module")
@@ -79,12 +79,6 @@ def test_bundled_retrievers_search_both_languages(handbook):
     assert len(across["dense"]) == 10
 
 
-def _by_the_rule(ids, scores) -> list[Hit]:
-    order = sorted(range(len(ids)), key=lambda i: ids[i], reverse=True)
-    order.sort(key=lambda i: -scores[i])
-    return [Hit(ids[i], float(scores[i]), r) for r, i in enumerate(order, start=1)]
-
-
 def test_every_bundled_question_ranks_as_its_raw_scores_say():
     """The page's rankings, every bundled question in both languages on both handbooks, equal
     to the scores ranked in plain Python: the same passages in the same order with the very
@@ -99,14 +93,14 @@ def test_every_bundled_question_ranks_as_its_raw_scores_say():
                 found = systems.search(text, k=None, weights=weights)
                 bm25 = systems.bm25.scores(text)
                 kept = [i for i in range(len(ids)) if bm25[i] > 0]
-                assert found["bm25"] == _by_the_rule([ids[i] for i in kept],
+                assert found["bm25"] == by_the_rule([ids[i] for i in kept],
                                                      [bm25[i] for i in kept])
                 cosine = systems.dense.vectors @ dense.embed_query(text)
-                assert found["dense"] == _by_the_rule(ids, cosine)
+                assert found["dense"] == by_the_rule(ids, cosine)
                 fused: dict[str, float] = {}
                 for name in ("bm25", "dense"):
                     for hit in found[name]:
                         fused[hit.id] = fused.get(hit.id, 0.0) + weights[name] / (RRF_K + hit.rank)
-                assert found["hybrid"] == _by_the_rule(list(fused), list(fused.values()))
+                assert found["hybrid"] == by_the_rule(list(fused), list(fused.values()))
                 top = systems.search(text, k=10, weights=weights)
                 assert top == {name: hits[:10] for name, hits in found.items()}

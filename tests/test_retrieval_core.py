@@ -19,7 +19,7 @@ from retrieval.corpus import Corpus, Passage
 from retrieval.engine import SYSTEMS, Retrievers
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from retrieval.ranking import Hit, rank
-from tests.retrieval_corpus import ROWS, corpus, indexed
+from tests.retrieval_corpus import ROWS, by_the_rule, corpus, indexed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,14 +75,6 @@ def test_rank_orders_by_score_then_id_descending():
 def test_rank_compares_ids_by_code_point():
     # "p10" < "p9" as strings (trec_eval's strcmp); descending puts p9 first.
     assert [h.id for h in rank(["p10", "p9", "P9"], [1, 1, 1])] == ["p9", "p10", "P9"]
-
-
-def by_the_rule(ids, scores, k=None) -> list[Hit]:
-    """The tie rule in plain Python (the reference ``rank`` is checked against): id
-    descending, then a stable sort by score descending (equal ids keep their input order)."""
-    order = sorted(range(len(ids)), key=lambda i: ids[i], reverse=True)
-    order.sort(key=lambda i: -scores[i])
-    return [Hit(ids[i], float(scores[i]), r) for r, i in enumerate(order[:k], start=1)]
 
 
 @given(st.lists(st.tuples(st.sampled_from(["p1", "p10", "p9", "P9", "a", "ب", "ب1", "d-2"]),
