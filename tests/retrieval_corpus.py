@@ -1,4 +1,5 @@
-"""A small bilingual handbook for the retrieval tests (written for them, not the bundled one)."""
+"""A small bilingual handbook for the retrieval tests (written for them, not the bundled one), and
+the tie rule in plain Python that rankings are checked against."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from functools import cache
 
 from retrieval.corpus import Corpus, Passage
 from retrieval.engine import Retrievers
+from retrieval.ranking import Hit
 
 ROWS = [
     # id, doc, title (ar, en), text (ar, en)
@@ -40,3 +42,11 @@ def corpus(lang: str) -> Corpus:
 def indexed(lang: str) -> Retrievers:
     """The test corpus with its three retrievers, built once per test process."""
     return Retrievers.build(corpus(lang))
+
+
+def by_the_rule(ids, scores, k=None) -> list[Hit]:
+    """The tie rule in plain Python (``retrieval.ranking.rank`` is checked against it): id
+    descending, then a stable sort by score descending (equal ids keep their input order)."""
+    order = sorted(range(len(ids)), key=lambda i: ids[i], reverse=True)
+    order.sort(key=lambda i: -scores[i])
+    return [Hit(ids[i], float(scores[i]), r) for r, i in enumerate(order[:k], start=1)]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from retrieval import analysis, dense
 from retrieval.bm25 import BM25Index
@@ -17,7 +19,7 @@ from retrieval.corpus import Corpus, Passage
 from retrieval.engine import SYSTEMS, Retrievers
 from retrieval.fusion import RRF_K, reciprocal_rank_fusion
 from retrieval.ranking import Hit, rank
-from tests.retrieval_corpus import ROWS, corpus, indexed
+from tests.retrieval_corpus import ROWS, by_the_rule, corpus, indexed
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,6 +75,17 @@ def test_rank_orders_by_score_then_id_descending():
 def test_rank_compares_ids_by_code_point():
     # "p10" < "p9" as strings (trec_eval's strcmp); descending puts p9 first.
     assert [h.id for h in rank(["p10", "p9", "P9"], [1, 1, 1])] == ["p9", "p10", "P9"]
+
+
+@given(st.lists(st.tuples(st.sampled_from(["p1", "p10", "p9", "P9", "a", "ب", "ب1", "d-2"]),
+                          st.sampled_from([0.0, 0.25, 0.5, 1.0, -1.5, 2.0 ** -30])),
+                max_size=30),
+       st.one_of(st.none(), st.integers(0, 12)))
+def test_rank_is_the_rule_on_ties_duplicates_and_any_k(pairs, k):
+    ids = [pid for pid, _ in pairs]
+    scores = [score for _, score in pairs]
+    assert rank(ids, scores, k) == by_the_rule(ids, scores, k)
+    assert rank(np.asarray(ids, dtype=str), np.asarray(scores), k) == by_the_rule(ids, scores, k)
 
 
 # ---------------------------------------------------------------- BM25

@@ -79,8 +79,9 @@ def widget_key(widgets, prefix: str):
     return next(w for w in widgets if w.key and w.key.startswith(prefix))
 
 
-def open_judging(at: AppTest, key: str, label: str) -> None:
-    """Open the judging panel (an expander whose pickers are drawn only while it is open)."""
+def open_panel(at: AppTest, key: str, label: str) -> None:
+    """Open the judging panel or the links panel (expanders whose contents are drawn only while
+    they are open); ``label``: a picker's, not drawn while closed."""
     assert not any(w.label == label for w in at.selectbox)     # closed: no passage picker
     at.session_state[key] = True
     at.run()
@@ -192,7 +193,7 @@ def test_a_typed_question_judged_by_the_learner_and_kept_in_the_link(lang, quest
     assert all(v == "0.000" for row in before.values() for v in row[:4])
     assert words["one"]["no_relevant"].split("(")[0][:15] in alert_text(at)
 
-    open_judging(at, "rt-one-judge", words["judge"]["passage"])
+    open_panel(at, "rt-one-judge", words["judge"]["passage"])
     pick = widget(at.selectbox, words["judge"]["passage"])
     passage = pick.value
     widget(at.segmented_control, words["judge"]["grade"]).set_value(3).run()
@@ -257,6 +258,9 @@ def _card(at: AppTest, label: str) -> str:
 @needs_dense
 def test_links_open_the_ranking_in_lessons_2_and_5_with_the_same_numbers():
     at = run({"lang": "en", "q": "q12", "ql": "en", "c": "en", "p": "hybrid", "k": "8"})
+    assert not [link for link in at.main.get("page_link")
+                if link.proto.page in ("recall-precision", "ndcg")]     # closed: not drawn
+    open_panel(at, "rt-one-links", load_content("retrieve", "en")["links"]["system"])
     links = {link.proto.page: dict(parse_qsl(link.proto.query_string))
              for link in at.main.get("page_link")
              if link.proto.page in ("recall-precision", "ndcg")}
@@ -273,6 +277,31 @@ def test_links_open_the_ranking_in_lessons_2_and_5_with_the_same_numbers():
     lesson5 = open_lesson("lessons/ndcg/page.py", {"lang": "en", **links["ndcg"]})
     assert "cannot read" not in alert_text(lesson5)
     assert _card(lesson5, "nDCG@8") == fmt_num(values["nDCG@8"], 4)
+
+
+@needs_dense
+def test_the_links_ranking_stays_in_the_link_while_the_panel_is_closed():
+    words = load_content("retrieve", "en")["links"]
+    at = run({"lang": "en", "q": "q12", "ql": "en", "c": "en", "p": "hybrid", "ls": "bm25"})
+    open_panel(at, "rt-one-links", words["system"])
+    assert widget(at.selectbox, words["system"]).value == "bm25"    # from the link
+    widget(at.selectbox, words["system"]).set_value("dense").run()
+    assert at.query_params["ls"] == "dense"
+    at.session_state["rt-one-links"] = False                       # closed: kept in the link
+    at.run()
+    assert not any(w.label == words["system"] for w in at.selectbox)
+    assert at.query_params["ls"] == "dense"
+    at.session_state["rt-one-links"] = True
+    at.run()
+    assert widget(at.selectbox, words["system"]).value == "dense"
+    pages = {link.proto.page: dict(parse_qsl(link.proto.query_string))
+             for link in at.main.get("page_link") if link.proto.page == "ndcg"}
+    handbook = logic.bundled()
+    dense_ids = [h.id for h in logic.search(handbook.retrievers["en"],
+                                            handbook.by_id["q12"].text["en"], 10,
+                                            WEIGHTS)["dense"]]
+    expected = logic.lesson_links(dense_ids, handbook.qrels["en"]["q12"], 10)["ndcg"].params
+    assert pages["ndcg"] == {key: value for key, value in expected.items() if value}
 
 
 # --- all questions -------------------------------------------------------------------------------
@@ -372,7 +401,7 @@ def test_own_corpus_questions_judgments_and_chunks():
     at.button(key="FormSubmitter:rt-own-add-Add").click().run()
     assert not at.exception
     assert at.session_state["rt.own"]["questions"] == {"u1": "how many days of annual leave"}
-    open_judging(at, "rt-own-judge", "Passage")
+    open_panel(at, "rt-own-judge", "Passage")
     passage = widget(at.selectbox, "Passage").value
     widget(at.segmented_control, "Your grade").set_value(2).run()
     key = next(k for k in at.session_state["rt.judged"] if k[1] == "u1")

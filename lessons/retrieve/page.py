@@ -381,8 +381,8 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
                 set_grade: Callable[[str, int | None], None]) -> None:
     """Judging on the spot, in an expander whose pickers are drawn only while it is open
     (``on_change="rerun"``; it stays open from question to question): closed, a new question
-    redraws one element instead of five (19 deltas a question instead of 23; bench/README.md,
-    session 9)."""
+    redraws one element instead of five (bench/README.md, session 9; the links panel does the
+    same since session 10: 11 deltas a question with both closed, 23 with both drawn)."""
     words = c["judge"]
     candidates = logic.judgeable(items)
     with st.expander(layout.label(words["heading"]), key=f"{key}-judge",
@@ -416,12 +416,18 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
 
 
 def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> None:
+    """The links into lessons 2 and 5, in an expander drawn like the judging panel: its
+    contents only while it is open (closed, a typed question redraws one element instead of
+    nine, 11 deltas instead of 19, and builds no links; bench/README.md, session 10). The
+    ranking it opens stays in the URL (``ls``) while it is closed."""
     words = c["links"]
     systems = [system for system, hits in rankings.items() if hits]
     if not systems:
         return
-    with st.container(key=f"{key}-links"):
-        layout.markdown(f"**{words['heading']}**")
+    with st.expander(layout.label(words["heading"]), key=f"{key}-links",
+                     icon=":material/link:", on_change="rerun") as panel:
+        if not panel.open:
+            return
         default = s["ls"] if s is not None and s["ls"] in systems else systems[-1]
         system = st.selectbox(layout.label(words["system"]), systems,
                               index=systems.index(default), format_func=NAMES.__getitem__,
