@@ -385,14 +385,12 @@ class Counts:
     unjudged: list[str]
     no_relevant: list[str]
     tied_pairs: int
-    duplicates: int
 
 
 def counts(table: pd.DataFrame) -> Counts:
     a = table.attrs
     return Counts(a["queries"], list(a["missing_queries"]), list(a["unjudged_queries"]),
-                  list(a["no_relevant_queries"]), int(a["tied_pairs"]),
-                  int(a["duplicates_dropped"]))
+                  list(a["no_relevant_queries"]), int(a["tied_pairs"]))
 
 
 def mean_table(results: Mapping[str, pd.DataFrame]) -> pd.DataFrame:

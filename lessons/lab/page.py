@@ -325,7 +325,9 @@ def number_columns(table, helps: dict[str, str] | None = None) -> dict:
             for col in table.columns}
 
 
-COUNT_ROWS = ("queries", "missing", "unjudged", "no_relevant", "ties", "duplicates")
+# no "duplicates" row: the lab refuses a file that lists a document twice for a query, so
+# metrics.evaluate never has one to drop here
+COUNT_ROWS = ("queries", "missing", "unjudged", "no_relevant", "ties")
 
 
 def counts_table(named: dict[str, logic.Loaded], results: dict[str, logic.Result]) -> None:
@@ -333,7 +335,7 @@ def counts_table(named: dict[str, logic.Loaded], results: dict[str, logic.Result
     n = {name: logic.counts(results[name].table) for name in named}
     values = {name: {"queries": x.queries, "missing": len(x.missing),
                      "unjudged": len(x.unjudged), "no_relevant": len(x.no_relevant),
-                     "ties": x.tied_pairs, "duplicates": x.duplicates} for name, x in n.items()}
+                     "ties": x.tied_pairs} for name, x in n.items()}
     counts = tables.table(
         ["", *(res[row] for row in COUNT_ROWS)],
         [[escape_html(name), *(Markup(f"{values[name][row]:,}") for row in COUNT_ROWS)]
