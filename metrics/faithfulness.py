@@ -446,9 +446,13 @@ def _phrase_at(toks: list[_Token], i: int) -> tuple[int, _Entry] | None:
     return None
 
 
-_MODAL_GROUPS = frozenset(   # the keys of the may / must groups
-    _phrase_at(_tokens(p), 0)[1].key for g in WORDS["equivalences"]["groups"]
-    if g[0] in ("may", "must") for p in g)
+# The keys of the may / must groups, and what each means. A group's Arabic and English members
+# get keys of their own language (the two never match each other), so "can" against «يمكن» is
+# compared by meaning, not by key.
+_MODAL_MEANING = {
+    _phrase_at(_tokens(p), 0)[1].key: g[0] for g in WORDS["equivalences"]["groups"]
+    if g[0] in ("may", "must") for p in g}
+_MODAL_GROUPS = frozenset(_MODAL_MEANING)
 _BELOW = frozenset(("دون", "ما دون"))
 _BELOW_KEY = _phrase_at(_tokens("يقل عن"), 0)[1].key
 _LIMIT_GROUPS = frozenset(   # the keys of the more-than / less-than / at-least / up-to groups
@@ -901,8 +905,8 @@ def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:
 
 def _modal_differs(content: list[Word], best: _SourceSentence) -> bool:
     """Does the claim say "must" where its evidence says "may" (or the other way round)?"""
-    said = {u.key for u in content if u.key in _MODAL_GROUPS}
-    theirs = {u.key for u in best.units if u.key in _MODAL_GROUPS}
+    said = {_MODAL_MEANING[u.key] for u in content if u.key in _MODAL_GROUPS}
+    theirs = {_MODAL_MEANING[u.key] for u in best.units if u.key in _MODAL_GROUPS}
     return bool(said - theirs) and bool(theirs - said)
 
 

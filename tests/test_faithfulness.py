@@ -355,6 +355,16 @@ def test_each_new_warning(answer, warning):
     assert claim.verdict in ("check", "unsupported")
 
 
+def test_modals_are_compared_by_meaning_across_languages():
+    """An English claim against Arabic evidence: "can" and «يمكن» both say "may" (round 40:
+    the card warned "must" against "may"); "must" against «يمكن» still differs."""
+    src = "يمكن ترحيل عشرة أيام على الأكثر إلى العام التالي."
+    can = f.check("You can carry over ten days to the next year.", src).claims[0]
+    assert "modal_differs" not in can.warnings
+    must = f.check("You must carry over ten days to the next year.", src).claims[0]
+    assert "modal_differs" in must.warnings
+
+
 def test_sentence_warnings_are_the_lessons_only_and_reasons_hold_all():
     sent = f.check("Staff may work from home four days a week.", SRC_EN).sentences[0]
     assert sent.reasons == ["number_not_in_evidence"] and sent.warnings == []

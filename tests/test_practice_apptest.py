@@ -272,3 +272,18 @@ def test_nothing_is_handed_to_the_browser_before_it_was_read():
     assert store.rev == 1 and pg.from_json(store.text) == progress(at)
     at.run()
     assert store.rev == 1  # unchanged progress: no new write
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_unreadable_stored_progress_names_its_reason_without_asking_for_a_file(lang):
+    """The browser's stored progress (no file was chosen) gets its own short reasons."""
+    content = load_content("practice", lang)["data"]
+    assert set(content["stored_errors"]) == set(content["errors"])
+    at = open_lesson(PAGE, {"lang": lang})
+    at.session_state[local_store._STATE].status = "refused"
+    at.session_state[local_store._STATE].error = "not_json"
+    at.run()
+    text = alert_text(at)
+    assert content["stored_errors"]["not_json"] in text
+    assert content["errors"]["not_json"] not in text
+    assert not at.exception

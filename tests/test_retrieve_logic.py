@@ -197,10 +197,23 @@ def test_the_reading_follows_the_numbers(pair):
     for kind in ("multi", "distractor", "vague"):
         row = ov.kinds.loc[kind]
         assert by_key[kind].values["best"] == row.idxmax()
+        # two systems level at the top are named together, never one of them as "the best"
+        tied = tuple(s for s in row.index if abs(row[s] - row.max()) <= 1e-12)
+        assert by_key[kind].values["tied"] == tied
+        assert by_key[kind].key == ("kind_best" if len(tied) == 1 else "kind_level"
+                                    if len(tied) == len(row) else "kind_best_tie")
     if pair == "en-ar":
         other_language = by_key["other_language"].values
         assert other_language["nothing"] == ov.found_nothing["bm25"] > 0
         assert other_language["dense"] > other_language["bm25"]
+
+
+def test_a_tie_at_the_top_of_a_kind_is_read_as_a_tie():
+    """English questions on the Arabic handbook, k = 10: BM25 finds nothing for the
+    several-part questions, so the hybrid is the dense ranking (round 40)."""
+    ov = logic.overview("en-ar", 10, WEIGHTS, "nDCG")
+    multi = next(r for r in ov.readings if r.values.get("kind") == "multi")
+    assert multi.key == "kind_best_tie" and multi.values["tied"] == ("dense", "hybrid")
 
 
 def test_learner_judgments_keep_their_corpus():

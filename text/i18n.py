@@ -36,6 +36,7 @@ __all__ = [
     "LANGS",
     "LESSONS_DIR",
     "Markup",
+    "clause_separator",
     "content_path",
     "current_digits",
     "current_lang",
@@ -100,6 +101,11 @@ def current_lang() -> str:
 def list_separator(lang: str | None = None) -> str:
     """The list separator of a language: the Arabic comma "، " keeps each item in place in RTL."""
     return "، " if (lang or current_lang()) == "ar" else ", "
+
+
+def clause_separator(lang: str | None = None) -> str:
+    """The separator between clauses of one line: the Arabic semicolon "؛ " in Arabic."""
+    return "؛ " if (lang or current_lang()) == "ar" else "; "
 
 
 def current_digits() -> str:

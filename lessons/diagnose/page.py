@@ -15,8 +15,10 @@ from teaching import mistakes
 from teaching.answers import parse_number
 from text.i18n import (
     Markup,
+    clause_separator,
     fill,
     fmt_num,
+    list_separator,
     load_content,
 )
 from ui import layout, tables
@@ -156,7 +158,7 @@ def _label_feedback(s: state.UrlState, words: dict) -> None:
         for doc in ch.extra:
             parts.append(fill(words["extra"], {"id": code_list([doc])})
                          + (f" ({q.traps[doc]})" if doc in q.traps else ""))
-        lines.append(f"- ✗ **{q.id}**: " + "; ".join(parts))
+        lines.append(f"- ✗ **{q.id}**: " + clause_separator().join(parts))
     layout.markdown("\n".join(lines))
 
 
@@ -248,7 +250,7 @@ def _faith_feedback(s: state.UrlState, words: dict) -> None:
         for qid, numbers in wrong:
             q = next(x for x in SC.questions if x.id == qid)
             for n in numbers:
-                lines.append(f"- ✗ **{qid}**, {fill(words['wrong'], {'n': n})}: "
+                lines.append(f"- ✗ **{qid}**{list_separator()}{fill(words['wrong'], {'n': n})}: "
                              f"{q.sentences[n - 1].note}")
         st.error(layout.label(words["some_wrong"]))
         layout.markdown("\n".join(lines))
@@ -332,7 +334,7 @@ def exercise() -> None:
         [[Markup(q), code_list(gold), Markup(_ranking(ranking))]
          for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True)]))
     recalls = ex.recalls
-    values = {"answer": round(ex.answer, 2), "ids": code_list(sorted(ex.failing)),
+    values = {"answer": round(ex.answer, 4), "ids": code_list(sorted(ex.failing)),
               "recalls": Markup(" + ".join(fmt_num(r, 2, digits="latn") for r in recalls)),
               "per_question": Markup(", ".join(f"{q} = {fmt_num(r, 2, digits='latn')}"
                                                for q, r in zip(ex.ids, recalls, strict=True)))}

@@ -205,6 +205,7 @@ def test_words(res: Compared) -> dict[str, object]:
     p = cmp.p_ttest if cmp.p_ttest is not None else cmp.p_randomization
     return {
         "p_t": cmp.p_ttest, "p_rand": cmp.p_randomization, "n": len(cmp.per_query), "p": p,
+        "p_test": "t" if cmp.p_ttest is not None else "rand",
         "in_100": round(100 * p),
         "mean_delta": cmp.mean_delta, "ci_low": cmp.ci_low, "ci_high": cmp.ci_high,
         "ci_has_zero": cmp.ci_low <= 0 <= cmp.ci_high,

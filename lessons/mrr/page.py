@@ -304,7 +304,8 @@ def paired_tests(res: logic.Compared) -> None:
         parts = [test["what"]]
         if words["p_t"] is None:
             parts.append(test["no_t"])
-        parts.append(test["p_is"])
+        # "about 0 times in 100" would read as "never"
+        parts.append(test["p_is"] if words["in_100"] >= 1 else test["p_is_below_1"])
         parts.append(test["rare"] if words["p"] < 0.05 else test["not_rare"])
         zero = test["interval_zero"] if words["ci_has_zero"] else test["interval_no_zero"]
         parts.append(f"{test['interval']} {zero}")
@@ -312,6 +313,7 @@ def paired_tests(res: logic.Compared) -> None:
         layout.markdown("\n\n".join(parts), {
             "mean_delta": Markup(logic.signed(words["mean_delta"])),
             "p": p_value(words["p"], relation=True),
+            "test": test["t_name" if words["p_test"] == "t" else "rand_name"],
             "in_100": words["in_100"], "low": Markup(logic.signed(words["ci_low"])),
             "high": Markup(logic.signed(words["ci_high"])), "n": words["n"],
             "patterns": words["patterns"]})

@@ -75,7 +75,7 @@ def storage_note() -> None:
     elif s.write_failed:
         slot.warning(layout.label(words["write_failed"]), icon=":material/save:")
     elif s.status == "refused":
-        reason = c["data"]["errors"].get(s.error, s.error)
+        reason = c["data"]["stored_errors"].get(s.error, s.error)
         slot.warning(layout.label(fill(words["refused"], {"reason": Markup(reason)})),
                    icon=":material/warning:")
 

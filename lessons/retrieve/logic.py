@@ -420,8 +420,10 @@ def _readings(pair: str, measure: str, per: Mapping[str, pd.DataFrame],
                    else "expected_not")
             values.update(favoured=favoured, other=other, gap=abs(gap))
         else:
-            key = "kind_level" if all(abs(row[s] - row[best]) <= TIE for s in systems) \
-                else "kind_best"
+            tied = tuple(s for s in systems if abs(row[s] - row[best]) <= TIE)
+            key = ("kind_level" if len(tied) == len(systems) else "kind_best" if len(tied) == 1
+                   else "kind_best_tie")
+            values["tied"] = tied
         out.append(Reading(key, values))
     return out
 

@@ -686,6 +686,8 @@ def readings_section(ov: logic.Overview, words) -> None:
         for key, value in reading.values.items():
             if key in ("best", "favoured", "other"):
                 values[key] = name(str(value))
+            elif key == "tied":
+                values[key] = Markup(list_separator().join(NAMES[s] for s in value))
             elif key == "kind":
                 values[key] = Markup(c["kinds"][str(value)]["name"])
             elif key in ("n", "total", "nothing", "wins", "bm25_wins", "dense_wins", "ties"):
