@@ -145,3 +145,14 @@ def test_presenter_view_hides_quiz_answers():
     at = run({"present": "1", "lang": "en"})
     assert not [r for r in at.radio if r.key and r.key.startswith("mz-quiz")]
     assert any(tg.key == "mz-reveal-rp-seed-precision-at-4" for tg in at.toggle)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_k_beyond_the_list_reads_its_empty_places_as_misses(lang):
+    """k = 8 on a five-document list: the model reads 5 chunks, not 8 (round 41)."""
+    short, noise = {"en": ("the other places are empty", "the rest is noise"),
+                    "ar": ("وباقي المواضع فارغة", "والباقي ضجيج")}[lang]
+    at = run({"lang": lang, "k": "8"})
+    assert short in text(at) and noise not in text(at)
+    assert noise in text(run({"lang": lang, "k": "3"}))
+    assert not at.exception

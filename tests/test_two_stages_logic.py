@@ -115,6 +115,14 @@ def test_exercises_are_reproducible_and_cover_every_verdict():
     assert seen == set(logic.VERDICTS)
 
 
+def test_a_nothing_failed_case_uses_every_golden_chunk():
+    """Both golden chunks retrieved and one left unused is no 'nothing failed' (round 41)."""
+    nothing = [ex for ex in map(logic.stage_exercise, range(600)) if ex.verdict == "nothing"]
+    assert len(nothing) > 100 and any(len(ex.golden) == 2 for ex in nothing)
+    for ex in nothing:
+        assert set(ex.golden) <= set(ex.supports), ex
+
+
 def test_exercise_feedback_names_the_mistake():
     ex = logic.StageExercise(1, ("d2", "d9", "d4", "d7"), ("d4",), ("d4", "d2", "", "d4"))
     n = ex.numbers

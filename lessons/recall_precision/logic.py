@@ -73,9 +73,10 @@ def metric_rows(s: Scenario) -> list[MetricRow]:
 
 
 def counts(s: Scenario) -> dict[str, int]:
-    """hits (relevant in the top k), R and k: the numbers the metric meanings quote."""
+    """hits (relevant in the top k), R, k and ``sent`` (the chunks that really reach the model:
+    k, or fewer when the list is shorter): the numbers the metric meanings quote."""
     f = facts(list(s.order), s.judged, s.k)
-    return {"hits": f.hits, "R": f.R, "k": s.k}
+    return {"hits": f.hits, "R": f.R, "k": s.k, "sent": min(s.k, len(s.order))}
 
 
 def worked_values() -> dict[str, float]:

@@ -90,8 +90,12 @@ def interactive() -> None:
                               for row in rows), logic.counts(sc))
     if not sc.judged:
         st.info(layout.label(labels["recall_undefined"]))
-    meanings = "\n".join(f"- **{names[key]}** — {c['try_it']['meanings'][key]}"
-                         for key in logic.MEASURE_KEYS)
+    # a list shorter than k: the empty places are misses, not noise the model reads
+    short = len(sc.order) < sc.k
+    meanings = "\n".join(
+        f"- **{names[key]}** — "
+        f"{c['try_it']['meanings'][key + '_short' if short and key == 'precision' else key]}"
+        for key in logic.MEASURE_KEYS)
     with st.expander(layout.label(labels["meanings_heading"])):
         layout.markdown(meanings, logic.counts(sc))
 

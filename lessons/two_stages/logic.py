@@ -276,8 +276,12 @@ def stage_exercise(seed: int) -> StageExercise:
         retrieved_other = [d for d in ranking if d not in golden]
         n_sentences = rng.randint(2, 4)
         if verdict == "nothing":
-            supports = [rng.choice(retrieved_golden if i == 0 or rng.random() < 0.6
-                                   else retrieved_other) for i in range(n_sentences)]
+            # every golden chunk carries a sentence: an answer that leaves one unused leaves
+            # out what it says (lesson 1 counts a golden document missed by retrieval as a
+            # failure; one ignored by generation is no success either)
+            supports = retrieved_golden + [
+                rng.choice(retrieved_golden if rng.random() < 0.6 else retrieved_other)
+                for _ in range(n_sentences - len(retrieved_golden))]
         elif verdict == "invented":
             supports = [rng.choice(retrieved_golden)] + [
                 rng.choice(retrieved_golden + retrieved_other) if rng.random() < 0.4 else ""

@@ -188,7 +188,9 @@ def exercise() -> None:
     left, right = layout.columns_for(2)
     layout.markdown(f"**{words['retrieved']}**\n\n{chunks}", where=left)
     layout.markdown(f"**{words['answer_support']}**\n\n{sentences}", where=right)
+    used = [d for d in ex.golden if d in ex.supports]   # the golden chunks a sentence rests on
     values = {**facts, "missing": code_list(ex.numbers.missing), "golden": code_list(ex.golden),
+              "used_golden": code_list(used),
               "verdict": verdict_names[ex.verdict]}
 
     key = f"ts-ex-{ex.seed}"
