@@ -191,7 +191,9 @@ def steps(ex: Exercise, lang: str | None = None) -> list[Step]:
     report = faithfulness_report(ex)
     out = [Step("faith_sentence_" + s.verdict, {**v, "number": n, "sentence": s.text})
            for n, s in enumerate(report.sentences, start=1)]
-    out.append(Step("faith_share", v, f"{v['supported']} / {v['scored']} = {_n(ex.answer)}"))
+    # "(0 sentences left out)" is no sentence a teacher writes: its own wording when none is
+    key = "faith_share" if v["not_scored"] else "faith_share_all_scored"
+    out.append(Step(key, v, f"{v['supported']} / {v['scored']} = {_n(ex.answer)}"))
     return out
 
 

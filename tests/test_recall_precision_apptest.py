@@ -7,6 +7,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from lessons.recall_precision import logic
 from teaching import exercises as E
 from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
@@ -156,3 +157,15 @@ def test_a_k_beyond_the_list_reads_its_empty_places_as_misses(lang):
     assert short in text(at) and noise not in text(at)
     assert noise in text(run({"lang": lang, "k": "3"}))
     assert not at.exception
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_full_ranking_says_its_real_limit(lang):
+    """The limit in the message is the lesson's own (20), filled from the code (round 42)."""
+    full = "-".join(f"d{n}.0" for n in range(1, logic.MAX_DOCS + 1))
+    at = run({"lang": lang, "r": full})
+    at.text_input(key="rp-new-doc").set_value("extra").run()
+    at.button(key="rp-add").click().run()
+    shown = alerts(at)
+    assert str(logic.MAX_DOCS) in shown and "10" not in shown
+    assert at.query_params["r"] == full and not at.exception

@@ -224,7 +224,7 @@ def missed_box(s: state.UrlState, sc: logic.Scenario) -> None:
                       icon=":material/add:")
         problem = st.session_state.pop("nd-add-problem", None)
         if problem:
-            st.warning(layout.label(labels[problem]))
+            st.warning(layout.label(fill(labels[problem], {"max_docs": logic.MAX_DOCS})))
 
 
 def _chart_labels() -> dict[str, str]:

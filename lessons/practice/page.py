@@ -246,8 +246,8 @@ def mixed_quiz() -> None:
         _new_round(ids)
     p = local_store.current()
     known = [i for i in ids if i in p.quiz]
-    layout.markdown(fill(words["score"], {"right": sum(p.quiz[i].right for i in known),
-                                          "answered": len(known), "total": len(ids)}))
+    layout.markdown(fill(words["score" if known else "score_none"], {
+        "right": sum(p.quiz[i].right for i in known), "answered": len(known), "total": len(ids)}))
     for number, item_id in enumerate(st.session_state[_QUIZ_ROUND], start=1):
         folder, item = items[item_id]
         note(words["from_lesson"], {"lesson": lesson_title(folder)})

@@ -123,7 +123,7 @@ def interactive() -> None:
                   icon=":material/add:")
         problem = st.session_state.pop("rp-add-problem", None)
         if problem:
-            st.warning(labels[problem])
+            st.warning(layout.label(fill(labels[problem], {"max_docs": logic.MAX_DOCS})))
 
 
 def _chart_words() -> dict[str, str]:
