@@ -70,7 +70,10 @@ def feedback_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
     lang = lang if lang in i18n.LANGS else i18n.current_lang()
     values = _values(ex, lang)
     if ex.kind == "compute":   # the line that gives the right result, in the mistakes' texts
-        result = _scoped(texts(lang)["result"], ex)
+        table = texts(lang)["result"]
+        none = values.get("hits") == 0 and measures.family(ex.metric) == "binary"
+        result = (none and table.get(f"{ex.metric}_none", table.get("binary_none"))) \
+            or _scoped(table, ex)
         values["result"] = i18n.Markup(i18n.fill(result, values)) if result else ""
     return values
 
@@ -199,7 +202,7 @@ def steps(ex: Exercise, lang: str | None = None) -> list[Step]:
 
 def _binary_steps(ex: Exercise, v: dict[str, Any]) -> list[Step]:
     k, m = ex.k, ex.metric
-    count = Step("count_hits", v)
+    count = Step("count_hits" if v["hits"] else "count_hits_none", v)   # no "0 documents: —"
     if m == "hit_rate":
         return [count, Step("hit_rate_rule", v,
                             f"HitRate@{k} = {1 if v['hits'] else 0}")]

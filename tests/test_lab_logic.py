@@ -433,6 +433,20 @@ def test_explain_binary_link_gives_the_same_value_in_the_lesson():
         assert value == pytest.approx(table.loc[q, "R@3"])
 
 
+@pytest.mark.parametrize("measure", ["Bpref", "IPrec@0.5", "Judged@10", "NumRelRet"])
+def test_explain_says_when_no_lesson_teaches_the_measure(measure):
+    """Bpref, IPrec, Judged and the counts open a lesson that shows other measures: the link
+    says so, and IPrec's recall level is never read as a cutoff (round 43)."""
+    files = logic.load_example("systems")
+    ranking = logic.ranking_of(files["r1"].frame, "q1")
+    grades = logic.judgments_of(files["qrels"].frame, "q1")
+    for _, link in logic.explain_links(measure, "q1", {"A": ranking, "B": ranking}, grades):
+        assert "not_taught" in link.notes and "cut_k" not in link.notes
+    for taught in ("P@5", "R@3", "RR@10", "AP", "nDCG@5", "Rprec"):
+        link = logic.explain(taught, "q1", {"A": ranking}, grades)
+        assert "not_taught" not in link.notes, taught
+
+
 def test_ranking_order_follows_trec_eval_ties():
     run = logic.load_text("r1", "q1 Q0 a 1 1.0 x\nq1 Q0 c 2 1.0 x\nq1 Q0 b 3 2.0 x\n")
     assert logic.ranking_of(run.frame, "q1") == ["b", "c", "a"]

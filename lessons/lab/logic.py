@@ -26,6 +26,7 @@ from metrics.io import read_qrels, read_run
 from metrics.registry import REGISTRY, parse
 from metrics.significance import holm
 from runtime import catalog
+from teaching import measures as taught_measures
 from text.i18n import fmt_p, fmt_signed
 from ui import charts, scroll
 from ui.charts import PALETTE
@@ -829,6 +830,11 @@ def judgments_of(qrels: pd.DataFrame, query_id: str) -> dict[str, int]:
 
 # The lesson that teaches each family of measures, by its public link module.
 LINKS = {"binary": recall_precision_link, "rank": mrr_link, "graded": ndcg_link}
+# The registry measures a lesson computes step by step (R-precision: lesson 2 at k = R). Any
+# other (bpref, IPrec, Judged, the counts) opens its family's lesson on the query's ranking and
+# judgments, with a note that the lesson shows other measures.
+TAUGHT = frozenset({m.registry for m in taught_measures.MEASURES.values() if m.registry}
+                   | {"Rprec"})
 RP_MAX = recall_precision_link.MAX_DOCS      # the lessons' limits, from their links
 MAX_ID = min(recall_precision_link.MAX_ID_CHARS, ndcg_link.MAX_ID_CHARS)  # longer: renamed
 
@@ -887,7 +893,8 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
     lesson = lesson_for(measure)
     rel = int(spec.params.get("rel", 1))
     ranking = next(iter(rankings.values()), [])
-    notes: list[str] = []
+    taught = spec.measure.name in TAUGHT
+    notes: list[str] = [] if taught else ["not_taught"]
     if lesson is mrr_link:
         return _explain_mrr(spec, query_id, rankings, grades, rel, notes, lang)
     most = lesson.MAX_DOCS
@@ -900,8 +907,9 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
         k = spec.k if spec.k is not None else len(ranking)
     else:
         left = [(d, 1) for d, g in grades.items() if g >= rel and d not in set(top)]
-        k = spec.k if spec.k is not None else (len(ranking) if spec.measure.name != "Rprec"
-                                               else sum(g >= rel for g in grades.values()))
+        k = spec.k if spec.k is not None and taught else (
+            len(ranking) if spec.measure.name != "Rprec"
+            else sum(g >= rel for g in grades.values()))     # IPrec's "k" is a recall level
     names, renamed = _safe_ids(top + [d for d, _ in left[:most]])
     notes += ["cut_top"] * (len(ranking) > most) + ["cut_relevant"] * (len(left) > most)
     if rel != 1 and lesson is recall_precision_link:
@@ -996,7 +1004,8 @@ def _explain_mrr(spec, query_id: str, rankings: Mapping[str, list[str]],
                 labels[top[0]] = top[0]
         shown.append(top)
     slot = {d: mrr_link.POOL[i] for i, d in enumerate(ids)}
-    k = spec.k if spec.k is not None else best
+    taught = "not_taught" not in notes
+    k = spec.k if spec.k is not None and taught else best    # IPrec's "k" is a recall level
     if not 1 <= k <= slots:
         notes.append("cut_k")
     if renamed:

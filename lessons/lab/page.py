@@ -624,7 +624,8 @@ def explain_section(named, qrels, tables_, measure: str, pair_view) -> None:
                          icon=":material/open_in_new:", query_params=link.params)
             for note in link.notes:
                 st.caption(layout.label(fill(expl[note], {"shown": link.shown, "query": query,
-                                                          "k": parse(measure).k or ""})))
+                                                          "k": parse(measure).k or "",
+                                                          "measure": measure})))
 
 
 def named_runs() -> dict[str, logic.Loaded]:

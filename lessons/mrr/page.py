@@ -202,8 +202,8 @@ def interactive() -> None:
     layout.metrics_strip(FOLDER, [
         (names.system(system), [
             *(layout.measure(m, row.values[system, m], ident=f"{question}.{m}",
-                             k=None if m == "rr" else sc.k) for m in logic.MEAN_ORDER),
-            *([layout.measure("rr", avg[system]["rr"], mean=True)] if names.own is None
+                             k=sc.k) for m in logic.MEAN_ORDER),
+            *([layout.measure("rr", avg[system]["rr"], mean=True, k=sc.k)] if names.own is None
               else [])])
         for system in logic.SYSTEMS], corner=shown_q, where=strip)
 

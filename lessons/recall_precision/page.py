@@ -82,7 +82,7 @@ def interactive() -> None:
     sc = scenario(s)
     rows = logic.metric_rows(sc)
     layout.metrics_strip(FOLDER, [(None, [
-        layout.measure(row.key, row.value, k=None if row.key == "rr" else sc.k)
+        layout.measure(row.key, row.value, k=sc.k)     # RR too: the strip's RR is cut at k
         for row in rows])], where=strip)
     names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
     # Each rule in words, then the same rule with the learner's own numbers (LTR, own line).
