@@ -186,7 +186,8 @@ def steps(ex: Exercise, lang: str | None = None) -> list[Step]:
         if ex.metric in ("dcg", "ndcg"):
             out.append(Step("dcg_sum", v, str(v["dcg_terms"]).strip("`")))
         if ex.metric in ("idcg", "ndcg"):
-            out.append(Step("ideal_order", v))
+            # no "never retrieved: —": its own sentence when every judged document came back
+            out.append(Step("ideal_order" if ex.unretrieved else "ideal_order_all_retrieved", v))
             out.append(Step("idcg_sum", v, str(v["idcg_terms"]).strip("`")))
         if ex.metric == "ndcg":
             out.append(Step("ndcg_divide", v, str(v["ndcg_terms"]).strip("`")))

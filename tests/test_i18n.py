@@ -20,7 +20,7 @@ import pytest
 from runtime.state import decode_ranking, encode_ranking, ranking_field
 from text import bidi
 from text.bidi import LRI, PDI, RLI
-from text.i18n import LANGS, Markup, fill, fmt_num, load_strings, placeholders, t
+from text.i18n import LANGS, Markup, fill, fmt_num, list_and, load_strings, placeholders, t
 
 ROOT = Path(__file__).resolve().parents[1]
 LESSONS = ROOT / "lessons"
@@ -378,3 +378,14 @@ def test_signed_differences_and_p_values_read_the_same_on_every_page():
     assert [fmt_p(p, 3) for p in (0.0432, 0.0009, 0.001, None, float("nan"))] == [
         "0.043", "< 0.001", "0.001", "—", "—"]
     assert fmt_p(0.00002, 4) == "< 0.0001"
+
+
+def test_list_and_joins_with_the_languages_and_and_keeps_markup():
+    assert list_and(["BM25", "Dense (e5)"], "en") == "BM25 and Dense (e5)"
+    assert list_and(["BM25", "Dense (e5)", "Hybrid (RRF)"], "en") == \
+        "BM25, Dense (e5), and Hybrid (RRF)"
+    assert list_and(["BM25", "المتجهي (e5)"], "ar") == "BM25 والمتجهي (e5)"
+    assert list_and(["one"], "ar") == "one" and list_and([], "en") == ""
+    # markup items stay markup (filled as they are); a typed name is escaped by fill
+    assert fill("{{x}}", {"x": list_and([Markup("**a**"), Markup("b")], "en")}) == "**a** and b"
+    assert fill("{{x}}", {"x": list_and(["<b>", "c"], "en")}) != "<b> and c"

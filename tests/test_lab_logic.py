@@ -673,3 +673,18 @@ def test_a_measures_hover_text_ends_with_its_legend_in_the_pages_language(lang):
     legend = tip.rsplit("\n\n", 1)[1]
     assert legend.startswith("Rel") and "Top_k" in legend and "$" not in legend
     assert ("المستندات ذات الصلة" in legend) == (lang == "ar")
+
+
+def test_a_verdict_on_the_randomization_test_alone_does_not_say_both_tests():
+    """Every query moved by the same amount: the t-test has no p (no spread), the exact
+    randomization test does; the page says which test it rests on, not "both tests"."""
+    tables = constructed()
+    shifted = tables["base"]["M@10"] + 0.2
+    tables = {"base": tables["base"], "shift": shifted.to_frame("M@10")}
+    cmp = logic.compare(tables, "base")
+    view = logic.pair(cmp, "shift", "M@10")
+    adjusted = logic.adjusted_p(cmp, "shift", "M@10")
+    assert view.p_ttest is None and adjusted[0] is None and adjusted[1] < 0.05
+    assert logic.compare_verdict(view, adjusted) == "clear_randomization"
+    for lang in ("en", "ar"):
+        assert "clear_randomization" in TEXTS[lang]["compare"]

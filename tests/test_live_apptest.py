@@ -171,7 +171,7 @@ def test_students_answer_change_and_see_the_reveal_with_the_misconception():
     assert len(host.get("vega_lite_chart")) == 1
     host.button(key="live-reveal").click().run()
     shown = alert_text(host)
-    assert "Right answer: 0.50 — 33% of those who answered got it." in shown
+    assert "Right answer: 0.50 — 33 % of those who answered got it." in shown
     assert "Most common wrong answer: 0.33 (chosen by 2 students)." in shown
     assert mistakes.text("recall_divided_by_k", "misconception", "en") in shown
 
@@ -196,7 +196,7 @@ def test_choice_questions_and_which_system_is_better():
         send(at, q.id, pick)
     host.button(key="live-reveal").click().run()
     shown = alert_text(host)
-    assert "Right answer: System A — 33% of those who answered got it." in shown
+    assert "Right answer: System A — 33 % of those who answered got it." in shown
     assert "Most common wrong answer: System B (chosen by 2 students)." in shown
     assert mistakes.text("judged_by_recall", "misconception", "en") in shown
 

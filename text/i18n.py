@@ -27,6 +27,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from babel.lists import format_list
+
 from text import bidi, plural
 
 __all__ = [
@@ -101,6 +103,16 @@ def current_lang() -> str:
 def list_separator(lang: str | None = None) -> str:
     """The list separator of a language: the Arabic comma "، " keeps each item in place in RTL."""
     return "، " if (lang or current_lang()) == "ar" else ", "
+
+
+def list_and(items, lang: str | None = None) -> str:
+    """``items`` as one list with the language's "and" before the last (CLDR's list patterns,
+    through Babel): "a, b, and c"; Arabic «أ وب وج». Markup items stay markup: the patterns
+    hold no HTML."""
+    items = list(items)
+    joined = format_list([str(i) for i in items], style="standard",
+                         locale=lang or current_lang()) if items else ""
+    return Markup(joined) if items and all(isinstance(i, Markup) for i in items) else joined
 
 
 def clause_separator(lang: str | None = None) -> str:

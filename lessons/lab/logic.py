@@ -625,13 +625,17 @@ def adjusted_p(cmp: RunComparison, run: str, measure: str) -> tuple[float | None
 
 def compare_verdict(cmp, adjusted: Sequence[float | None]) -> str:
     """Which plain-words conclusion applies: ``undefined`` (no variation), ``clear`` (both
-    tests' Holm-adjusted p-values, ``adjusted``, below 0.05 and the interval away from 0) or
-    ``unclear``. The adjusted values, not the pair's own: the page runs many comparisons."""
+    tests' Holm-adjusted p-values, ``adjusted`` as (t-test, randomization), below 0.05 and the
+    interval away from 0), ``clear_randomization`` (the same, when the t-test has no p: every
+    query moved by the same amount, so its spread is 0) or ``unclear``. The adjusted values,
+    not the pair's own: the page runs many comparisons."""
     if cmp.p_randomization is None or len(cmp.per_query) < 2:
         return "undefined"
     p_values = [p for p in adjusted if p is not None]
     away = not (cmp.ci_low <= 0 <= cmp.ci_high)
-    return "clear" if p_values and max(p_values) < 0.05 and away else "unclear"
+    if not (p_values and max(p_values) < 0.05 and away):
+        return "unclear"
+    return "clear" if len(p_values) == len(adjusted) else "clear_randomization"
 
 
 def ordered_deltas(cmp) -> pd.DataFrame:

@@ -20,7 +20,7 @@ from metrics.errors import MAX_PROBLEMS, FormatError, MetricError
 from metrics.registry import REGISTRY, parse
 from runtime import catalog
 from text.bidi import escape_html
-from text.i18n import Markup, current_lang, fill, load_content
+from text.i18n import Markup, current_lang, fill, list_and, load_content
 from ui import charts, layout, tables
 
 FOLDER = "lab"
@@ -445,7 +445,7 @@ def results_section(settings: logic.Settings | None) -> None:
     low = logic.poorly_judged(results)
     if low:
         st.warning(layout.label(fill(res["judged_warning"], {
-            "k": k, "runs": ", ".join(low), "share": round(100 * logic.JUDGED_WARN)})))
+            "k": k, "runs": list_and(low), "share": round(100 * logic.JUDGED_WARN)})))
     if comparison is not None:
         intervals_table(comparison)
         report_downloads(comparison, tables_)
@@ -477,7 +477,7 @@ def results_section(settings: logic.Settings | None) -> None:
     spec = logic.histogram_chart(tables_, measure, chart_labels())
     st.vega_lite_chart(spec, width="stretch", key="lab-hist")
     chart_downloads(spec, fill(res["distribution_title"], {"measure": measure,
-                                                          "runs": ", ".join(named)}),
+                                                          "runs": list_and(named)}),
                     "distribution", "lab-hist")
     pr_section(named, qrels, settings)
 
@@ -542,7 +542,7 @@ def pr_section(named, qrels, settings) -> None:
     chosen = None if query == mean else query
     spec = logic.pr_chart(curves, chart_labels(), chosen)
     st.vega_lite_chart(spec, width="stretch", key="lab-pr-chart")
-    title = fill(res["pr_title"], {"runs": ", ".join(named),
+    title = fill(res["pr_title"], {"runs": list_and(named),
                                    "which": query})
     chart_downloads(spec, title, "precision_recall", "lab-pr")
 
@@ -567,7 +567,8 @@ def pair_section(cmp, measure: str):
     ])
     layout.markdown(cmp_text["words"], {**logic.compare_words(view), **names})
     verdict = logic.compare_verdict(view, logic.adjusted_p(cmp, run, measure))
-    (st.success if verdict == "clear" else st.info)(layout.label(fill(cmp_text[verdict], names)))
+    shown = layout.label(fill(cmp_text[verdict], names))
+    (st.success if verdict.startswith("clear") else st.info)(shown)
 
     layout.markdown(f"**{fill(cmp_text['regressions'], names)}**")
     regressions = view.regressions

@@ -19,7 +19,7 @@ from live.errors import DatabaseUnavailable, LiveError
 from live.service import Question, service
 from teaching import mistakes
 from text import bidi
-from text.i18n import Markup, current_lang, direction, fill
+from text.i18n import Markup, current_lang, direction, fill, fmt_num
 from ui import layout, share
 
 CACHE = "live-projector"
@@ -165,7 +165,8 @@ def export_button(code: str, key: str) -> None:
 def reveal_panel(q: Question, tally) -> None:
     s = texts.c()["screen"]
     labels = {str(o["value"]): option_label(q, str(o["value"])) for o in q.options}
-    share_txt = Markup(bidi.ltr(f"{round(100 * logic.share_of_correct(tally))}%"))
+    # "60 %" as every other share on the pages, in the page's digits
+    share_txt = Markup(bidi.ltr(f"{fmt_num(round(100 * logic.share_of_correct(tally)))} %"))
     st.success(layout.label(fill(s["right_answer"], {
         "answer": labels.get(tally.correct, tally.correct), "share": share_txt})),
         icon=":material/check_circle:")

@@ -31,6 +31,7 @@ from text.i18n import (
     direction,
     fill,
     fmt_num,
+    list_and,
     list_separator,
     load_content,
 )
@@ -363,8 +364,9 @@ def verdict(values, predicted: str, k: int, s: state.UrlState) -> None:
     words = c["one"]
     measure = f"nDCG@{k}"
     best = logic.best_systems(values, measure)
-    names = Markup(list_separator().join(NAMES[b] for b in best))
-    filled = {"predicted": name(predicted), "best": names, "measure": measure,
+    names = list_and(Markup(NAMES[b]) for b in best)
+    others = list_and(Markup(NAMES[b]) for b in best if b != predicted)
+    filled = {"predicted": name(predicted), "best": names, "others": others, "measure": measure,
               "value": num(values[best[0]][measure]),
               "mine": num(values[predicted][measure])}
     if predicted in best and len(best) == 1:
@@ -687,7 +689,7 @@ def readings_section(ov: logic.Overview, words) -> None:
             if key in ("best", "favoured", "other"):
                 values[key] = name(str(value))
             elif key == "tied":
-                values[key] = Markup(list_separator().join(NAMES[s] for s in value))
+                values[key] = list_and(Markup(NAMES[s]) for s in value)
             elif key == "kind":
                 values[key] = Markup(c["kinds"][str(value)]["name"])
             elif key in ("n", "total", "nothing", "wins", "bm25_wins", "dense_wins", "ties"):
@@ -813,7 +815,7 @@ def status_section(own: dict) -> None:
     skipped = own["upload"].skipped_lines
     if skipped:
         st.caption(layout.label(fill(words["skipped"], {
-            "lines": Markup(", ".join(map(str, skipped[:20])))})))
+            "lines": Markup(list_separator().join(fmt_num(n) for n in skipped[:20]))})))
     job = own.get("job")
     if not dense.status().available:
         st.warning(layout.label(dense_reason()))

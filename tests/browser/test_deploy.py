@@ -315,7 +315,7 @@ def test_an_instructor_whose_process_hangs_comes_back_by_itself_on_the_other(
         expect(projector.locator(".mz-live-code")).to_have_text(code)
         expect(projector.get_by_role("button", name="Start a new session")).to_have_count(0)
         projector.get_by_role("button", name="Reveal the answer").click()
-        shows(projector, "Right answer: 0.50 — 100% of those who answered got it.", 30)
+        shows(projector, "Right answer: 0.50 — 100 % of those who answered got it.", 30)
     finally:
         host.close()
         phone.close()

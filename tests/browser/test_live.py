@@ -130,7 +130,7 @@ def test_a_class_answers_changes_sees_the_reveal_and_the_instructor_exports(
     assert roster.locator("b").count() == 0
 
     page.get_by_role("button", name="Reveal the answer").click()
-    shows(page, "Right answer: 0.50 — 67% of those who answered got it.")
+    shows(page, "Right answer: 0.50 — 67 % of those who answered got it.")
     shows(page, "Most common wrong answer: 0.33 (chosen by 1 student).")
     shows(page, "Divided by k instead of by all relevant documents")
 
