@@ -375,15 +375,24 @@ _CELLS: tuple[tuple[str, str, Callable[[Cell], float | None]], ...] = (
 CELL_COLUMNS = ("gain", "discount", "contribution", "dcg", "ndcg")
 
 
-def swap_mistake(right: str, picked: str, i: int, j: int, k: int, same_grade: bool) -> str:
+# Why a swap of two documents with different grades, not both below k, leaves a measure as it
+# was: the measure's own reason (the set measures count, RR looks at the first relevant
+# document, AP sees relevant or not, IDCG never reads the system's order).
+_SWAP_SAME = {"rr": "swap_first_relevant_kept", "ap": "swap_relevant_alike",
+              "idcg": "swap_ideal_only"}
+
+
+def swap_mistake(right: str, picked: str, i: int, j: int, k: int, same_grade: bool,
+                 measure: str = "") -> str:
     """Why a learner predicts ``picked`` ("up" | "same" | "down") for swapping ranks ``i`` and
-    ``j`` when the answer is ``right``: the misconception behind that prediction."""
+    ``j`` when the answer is ``right`` for ``measure``: the misconception behind that
+    prediction."""
     if right == "same":
         if i > k and j > k:
             return "swap_beyond_k"
         if same_grade:
             return "swap_same_grade"
-        return "order_inside_k"
+        return _SWAP_SAME.get(measure, "order_inside_k")
     if picked == "same":
         return "cutoff_ignored" if (i <= k) != (j <= k) else "position_ignored"
     return "swap_direction"
@@ -403,7 +412,7 @@ def better_mistake(verdicts: Mapping[str, str], asked: str, picked: str) -> str:
 
 def _judgements() -> Iterable[tuple[str, Callable]]:
     for key in ("swap_direction", "cutoff_ignored", "position_ignored", "order_inside_k",
-                "swap_beyond_k", "swap_same_grade"):
+                "swap_beyond_k", "swap_same_grade", *_SWAP_SAME.values()):
         yield key, swap_mistake
     for measure in ("recall", "precision", "rr", "ap", "ndcg", "hit_rate"):
         yield judged_by(measure), MEASURES[measure]   # that measure's own number and verdict

@@ -365,6 +365,15 @@ def merge(a: Progress, b: Progress) -> Progress:
                     one(a.myths, b.myths), max(a.forgotten_at, b.forgotten_at))
 
 
+def merge_changes(a: Progress, b: Progress) -> dict[str, int]:
+    """How many records of each kind ``merge(a, b)`` adds to ``a`` or replaces in it (the
+    file's record is new, or more recent than ``a``'s): what an import really changed."""
+    merged = merge(a, b)
+    return {kind: sum(getattr(a, kind).get(key) != record
+                      for key, record in getattr(merged, kind).items())
+            for kind in ("exercises", "quiz", "cards", "myths")}
+
+
 def forget(now: int) -> Progress:
     """Empty progress that remembers when it was emptied."""
     return Progress(forgotten_at=now)

@@ -57,6 +57,15 @@ def test_swap_prediction():
     assert inside.correct == "same"
     assert {o["mistake"] for o in inside.options if o["value"] != "same"} == {"order_inside_k"}
     assert logic.predict_swap(sc, "rr", 1, 2).correct == "up"
+    # "same" for the measure's own reason, not "recall@k and precision@k ignore order"
+    graded_sc = SC["graded"]  # d3 d8 d1 d6 d5, grades 3 2 3 0 1, k = 5
+    for measure, swap, reason in (("rr", (2, 5), "swap_first_relevant_kept"),
+                                  ("idcg", (2, 5), "swap_ideal_only"),
+                                  ("ap", (1, 2), "swap_relevant_alike"),
+                                  ("precision", (1, 2), "order_inside_k")):
+        spec = logic.predict_swap(graded_sc, measure, *swap)
+        assert spec.correct == "same", measure
+        assert {o["mistake"] for o in spec.options if o["value"] != "same"} == {reason}
     assert logic.predict_swap(sc, "rr", 4, 5).options[0]["mistake"] == "swap_beyond_k"
     with pytest.raises(ValueError):
         logic.predict_swap(sc, "rr", 3, 9)

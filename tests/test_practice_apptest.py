@@ -175,9 +175,22 @@ def test_import_a_good_file_merges_it():
     _upload(at, "mine.json", pg.to_json(_some_progress()).encode())
     p = progress(at)
     assert set(p.exercises) == {"ap", "recall"} and "rp-x" in p.quiz
-    assert "were added to your progress" in alert_text(at)
+    # what changed, not what the file held: 1 metric of 1 (recall), 1 answer, 1 belief
+    assert "Added or updated from the file: 1 metric, 1 quiz answer, 0 cards and 1 belief" \
+        in alert_text(at)
     at.run()  # the same uploaded file is not imported twice
     assert progress(at) == p
+
+
+def test_importing_what_you_already_have_says_nothing_changed():
+    """The file's records are each as old as or older than the session's: the merge keeps the
+    session's, and the message says so instead of counting the file's records as added."""
+    at = run()
+    newer = pg.record_exercise(_some_progress(), "recall", True, 200)
+    at.session_state[local_store._STATE].progress = newer
+    _upload(at, "old.json", pg.to_json(_some_progress()).encode())
+    assert progress(at) == newer
+    assert EN["data"]["labels"]["imported_nothing"] in alert_text(at)
 
 
 @pytest.mark.parametrize(("data", "key"), [

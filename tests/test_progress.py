@@ -266,3 +266,13 @@ def test_a_damaged_file_is_refused_or_still_valid(p, data):
     except ProgressError:
         return
     assert pg.from_json(pg.to_json(back)) == back
+
+
+def test_merge_changes_counts_what_the_merge_adds_or_replaces():
+    mine = pg.record_exercise(pg.Progress(), "ap", True, 100)
+    theirs = pg.record_exercise(pg.record_exercise(pg.Progress(), "ap", True, 50), "rr",
+                                False, 60)
+    assert pg.merge_changes(mine, theirs) == {"exercises": 1, "quiz": 0, "cards": 0, "myths": 0}
+    later = pg.record_exercise(pg.Progress(), "ap", False, 300)
+    assert pg.merge_changes(mine, later)["exercises"] == 1       # a more recent record
+    assert pg.merge_changes(mine, mine) == {"exercises": 0, "quiz": 0, "cards": 0, "myths": 0}

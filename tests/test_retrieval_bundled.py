@@ -104,3 +104,24 @@ def test_every_bundled_question_ranks_as_its_raw_scores_say():
                 assert found["hybrid"] == by_the_rule(list(fused), list(fused.values()))
                 top = systems.search(text, k=10, weights=weights)
                 assert top == {name: hits[:10] for name, hits in found.items()}
+
+
+def test_the_pool_is_the_current_systems_top_10():
+    """The page says the assessors judged the pool: the top 10 of the three systems (default
+    weights) for every question, in each corpus language. Every passage of today's pool has a
+    judgment, so a change to a retriever that brings in new passages fails here until they are
+    judged (JUDGING.md: how; scripts/make_pool.py lists the pool)."""
+    from retrieval.pool import build_pool
+
+    bundled = load_bundled(CORPUS_DIR)
+    judged = {}
+    for lang in LANGUAGES:
+        rows = (line.split("\t") for line in
+                (CORPUS_DIR / f"judgments.{lang}.tsv").read_text(encoding="utf-8").splitlines()[1:]
+                if line and not line.startswith("#"))
+        judged[lang] = {(row[0], row[1]) for row in rows}
+    entries = build_pool(bundled, load_questions(corpus=bundled["ar"].corpus))
+    unjudged = [(e.corpus_lang, e.question.id, pid) for e in entries for pid in e.passages
+                if (e.question.id, pid) not in judged[e.corpus_lang]]
+    assert unjudged == []
+    assert len(entries) == 80 and min(len(e.passages) for e in entries) >= 10

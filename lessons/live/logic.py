@@ -142,7 +142,7 @@ def predict_swap(sc: Scenario, measure: str, i: int, j: int) -> QuestionSpec:
     right = swap_effect(sc, measure, i, j)
     same_grade = sc.qrels.get(sc.ranking[i - 1], 0) == sc.qrels.get(sc.ranking[j - 1], 0)
     options = [{"value": v, "mistake": None if v == right
-                else mistakes.swap_mistake(right, v, i, j, sc.k, same_grade)}
+                else mistakes.swap_mistake(right, v, i, j, sc.k, same_grade, measure)}
                for v in ("up", "same", "down")]
     return QuestionSpec("choice", "predict_swap", right, measure=measure, options=options,
                         scenario={**sc.as_dict(), "swap": [i, j]})

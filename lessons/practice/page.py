@@ -314,9 +314,9 @@ def _import(upload) -> tuple[str, object]:
         incoming = pg.from_json(upload.getvalue())
     except pg.ProgressError as err:
         return "error", err.key
+    changes = pg.merge_changes(local_store.current(), incoming)
     record(lambda p: pg.merge(p, incoming))
-    return "ok", {"exercises": len(incoming.exercises), "quiz": len(incoming.quiz),
-                  "cards": len(incoming.cards), "myths": len(incoming.myths)}
+    return "ok", changes
 
 
 def _on_upload() -> None:
@@ -342,8 +342,8 @@ def your_data() -> None:
         _on_upload()  # no-op when the callback already imported this file
         verdict, detail = st.session_state[_IMPORTED][upload.file_id]
         if verdict == "ok":
-            st.success(layout.label(fill(words["imported"], detail)),
-                       icon=":material/upload_file:")
+            key = "imported" if any(detail.values()) else "imported_nothing"
+            st.success(layout.label(fill(words[key], detail)), icon=":material/upload_file:")
         else:
             st.error(layout.label(c["data"]["errors"][detail]), icon=":material/block:")
     if st.session_state.pop("pd-forgotten", False):

@@ -80,12 +80,12 @@ def test_arabic_sorter_and_diagram_read_right_to_left(page, app_url):
     title = svg.locator("text", has_text="الاسترجاع").first
     assert "Mizan Arabic" in title.evaluate("e => getComputedStyle(e).fontFamily")
     assert title.evaluate("e => getComputedStyle(e).direction") == "rtl"
-    # "first recall@k, then MRR": the Latin runs stay intact, in right-to-left order
+    # "first recall@k, then RR@k": the Latin runs stay intact, in right-to-left order
     pill = svg.locator("text", has_text="recall@k")
     xs = pill.evaluate("""e => {
         const t = e.textContent, at = s => e.getStartPositionOfChar(t.indexOf(s)).x;
-        return [at('recall@k'), at('MRR')]; }""")
-    assert xs[0] > xs[1], "recall@k (read first) sits to the right of MRR"
+        return [at('recall@k'), at('RR@k')]; }""")
+    assert xs[0] > xs[1], "recall@k (read first) sits to the right of RR@k"
     page.wait_for_function("document.fonts.check('16px \"Mizan Arabic\"', 'الاسترجاع')")
     case = page.locator(CASE)
     expect(case.locator(".mz-prose[lang=ar]").first).to_have_css("direction", "rtl")
