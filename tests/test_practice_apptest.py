@@ -300,3 +300,15 @@ def test_unreadable_stored_progress_names_its_reason_without_asking_for_a_file(l
     assert content["stored_errors"]["not_json"] in text
     assert content["errors"]["not_json"] not in text
     assert not at.exception
+
+
+def test_the_review_list_counts_every_quiz_question_answered_wrong():
+    """Eight wrong quiz answers and an exercise to work on: the list keeps its first five
+    entries, but its quiz line says 8, not the four quiz entries left in it."""
+    at = run()
+    p = pg.record_exercise(pg.Progress(), "recall", False, 100)
+    for n, (_, item) in enumerate(logic.quiz_pool("en")[:8]):
+        p = pg.record_quiz(p, item["id"], "x", False, 200 + n)
+    at.session_state[local_store._STATE].progress = p
+    at.run()
+    assert "Quiz questions you got wrong last time: **8**." in text(at)

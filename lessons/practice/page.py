@@ -275,7 +275,7 @@ def progress_view() -> None:
     ])
     layout.markdown(f"**{words['next_heading']}**")
     lines = []
-    wrong_quiz = sum(1 for kind, _ in s.review_next if kind == "quiz")
+    wrong_quiz = s.quiz_answered - s.quiz_right   # all of them, not the few the list keeps
     for kind, value in s.review_next:
         if kind == "metric":
             lines.append(fill(words["next_metric"], {"name": logic_name(value)}))
