@@ -124,8 +124,9 @@ def change_question(s: state.UrlState, **changes) -> None:
 
 def html_block(markup: str) -> None:
     """Ready HTML (everything in it escaped by the caller) as one element. ``st.html`` hands it
-    to the browser as it is (DOMPurify, then the DOM): the rankings are ~30 passages, and
-    Markdown's HTML parsing of them was the browser's biggest cost per question."""
+    to the browser as it is (DOMPurify, then the DOM; Markdown's HTML parsing cost more). The
+    rankings, ~30 passages new with every question, go through ``html_view`` instead (no
+    DOMPurify: bench/README.md, session 12); the tables, small and mostly unchanged, stay here."""
     st.html(markup)
 
 
