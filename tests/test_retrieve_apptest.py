@@ -484,3 +484,23 @@ def test_lessons_1_and_3_link_here_to_see_it_for_real(folder, lang):
     links = [link for link in at.main.get("page_link") if link.proto.page == "retrieve"]
     assert len(links) == 1
     assert bidi.strip_bidi_controls(links[0].proto.label) == text
+
+
+def _js_set(name: str) -> set[str]:
+    source = (ROOT / "ui" / "html_view" / "html_view.js").read_text(encoding="utf-8")
+    found = re.search(rf"const {name} = new Set\(\[(.*?)\]\);", source, re.S)
+    assert found, name
+    return set(re.findall(r'"([A-Za-z-]+)"', found.group(1)))
+
+
+@pytest.mark.parametrize("params", [{"lang": "en", "q": "q01", "p": "hybrid"},
+                                    {"lang": "ar", "q": "own", "t": "إجازة سنوية"}])
+def test_the_rankings_use_only_what_the_browser_keeps(params):
+    """``html_view``'s JS drops any tag or attribute not on its allow-list: the rankings' markup
+    must stay within it, or part of it would silently vanish in the browser."""
+    at = run(params)
+    block = next(b for b in blocks(at) if 'class="mz-rt-rankings' in b)
+    tags = {t.upper() for t in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", block)}
+    attrs = set(re.findall(r'\s([a-zA-Z-]+)="', block))
+    assert tags <= _js_set("TAGS"), tags - _js_set("TAGS")
+    assert attrs <= _js_set("ATTRS"), attrs - _js_set("ATTRS")
