@@ -145,12 +145,13 @@ def _binary_case(rng: random.Random, metric: str, seed: int, lang: str) -> Exerc
     relevant = set(rng.sample(ranking, rng.randint(1, min(3, length))))
     if rng.random() < 0.35:
         relevant.add(spare[0])                 # relevant but never retrieved
-    k = rng.randint(1, length + (2 if rng.random() < 0.25 else 0))
+    # k >= 2: "ranks 1 to 1", "fewer than 1 document" are no sentences a teacher writes
+    k = rng.randint(2, length + (2 if rng.random() < 0.25 else 0))
     if metric == "precision" and rng.random() < 0.3:
         k = length + rng.randint(1, 2)         # fewer returned than k: the ÷ retrieved slip
     if metric == "hit_rate" and rng.random() < 0.25:
         # a miss in the top k with a hit just below it: HitRate@k = 0 (and @k+1 would be 1)
-        k = rng.randint(1, length - 1)
+        k = rng.randint(2, length - 1)
         relevant = {ranking[k]} | {d for d in relevant if d not in ranking[:k]}
     judgments = tuple((d, 1) for d in sorted(relevant, key=doc_order))
     answer = mistakes.MEASURES[metric](ranking, relevant, k)

@@ -310,3 +310,9 @@ def test_unknown_metric_is_refused():
         E.generate("bleu", 1)
     with pytest.raises(ValueError):
         E.predict_exercise(1, "recall")
+
+
+@pytest.mark.parametrize("metric", ["precision", "recall", "hit_rate", "f1", "rr"])
+def test_binary_exercises_cut_at_two_or_more(metric):
+    """k = 1 would print "ranks 1 to 1" and "fewer than 1 document" in the working."""
+    assert min(E.generate(metric, seed).k for seed in range(400)) >= 2

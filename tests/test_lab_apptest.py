@@ -235,3 +235,29 @@ def test_precision_recall_curve_on_demand():
     assert not at.exception
     assert [k for k in at.session_state["lab.cache"] if k[0] == "pr"]
     assert at.selectbox(key="lab-pr-query").options[:2] == ["mean over the queries", "q1"]
+
+
+
+def test_a_clear_win_without_regressions_does_not_send_you_to_read_them():
+    """A run better on every one of fourteen queries: the verdict is clear (the randomization
+    test alone: every query moved by the same amount) and, with no query worse, the page does
+    not tell the reader to read the regressions; a run worse on one of them does."""
+    n = 14
+    qrels = "".join(f"q{i} 0 d1 1\n" for i in range(n))
+    base = "".join(f"q{i} Q0 d2 1 2.0 base\nq{i} Q0 d1 2 1.0 base\n" for i in range(n))
+    better = "".join(f"q{i} Q0 d1 1 2.0 better\n" for i in range(n))
+    once = better.replace("better", "once").replace("q0 Q0 d1 1", "q0 Q0 d3 1")
+    at = lab()
+    paste(at, "qrels", qrels)
+    paste(at, "runs", base)
+    paste(at, "runs", better)
+    rr = next(m for m in at.selectbox(key="lab-chart-measure").options if m.startswith("RR"))
+    at.selectbox(key="lab-chart-measure").set_value(rr).run()
+    words = EN["compare"]
+    shown = alert_text(at)
+    assert words["clear_randomization"].split(":")[0] in shown
+    assert words["still_regressions"] not in shown
+    paste(at, "runs", once)
+    at.selectbox(key="lab-pair").set_value("once").run()
+    shown = alert_text(at)
+    assert words["clear"].split(":")[0] in shown and words["still_regressions"] in shown

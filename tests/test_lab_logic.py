@@ -688,3 +688,12 @@ def test_a_verdict_on_the_randomization_test_alone_does_not_say_both_tests():
     assert logic.compare_verdict(view, adjusted) == "clear_randomization"
     for lang in ("en", "ar"):
         assert "clear_randomization" in TEXTS[lang]["compare"]
+
+
+def test_two_runs_equal_on_every_query_have_nothing_to_test():
+    """The same value on every query (common for HitRate@k or RR@k): the randomization test
+    says p = 1, but the page's verdict is "nothing to test", not "not conclusive"."""
+    base = constructed()["base"]
+    cmp = logic.compare({"base": base, "copy": base.copy()}, "base")
+    view = logic.pair(cmp, "copy", "M@10")
+    assert logic.compare_verdict(view, logic.adjusted_p(cmp, "copy", "M@10")) == "undefined"

@@ -7,6 +7,8 @@ are fragments; the step, the learner's answers and which steps were checked all 
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import streamlit as st
 
 from lessons.diagnose import logic
@@ -333,10 +335,12 @@ def exercise() -> None:
         [words["question"], words["golden"], words["top_k"]],
         [[Markup(q), code_list(gold), Markup(_ranking(ranking))]
          for q, gold, ranking in zip(ex.ids, ex.golden, ex.rankings, strict=True)]))
-    recalls = ex.recalls
+    # thirds as fractions: 0.67 + 0.33 shown would not add up to the 4-decimal mean beside it
+    recalls = [fmt_num(r, 2, digits="latn") if round(r, 2) == r
+               else str(Fraction(r).limit_denominator(12)) for r in ex.recalls]
     values = {"answer": round(ex.answer, 4), "ids": code_list(sorted(ex.failing)),
-              "recalls": Markup(" + ".join(fmt_num(r, 2, digits="latn") for r in recalls)),
-              "per_question": Markup(", ".join(f"{q} = {fmt_num(r, 2, digits='latn')}"
+              "recalls": Markup(" + ".join(recalls)),
+              "per_question": Markup(", ".join(f"{q} = {r}"
                                                for q, r in zip(ex.ids, recalls, strict=True)))}
 
     key = f"dg-ex-{ex.seed}"

@@ -624,12 +624,14 @@ def adjusted_p(cmp: RunComparison, run: str, measure: str) -> tuple[float | None
 
 
 def compare_verdict(cmp, adjusted: Sequence[float | None]) -> str:
-    """Which plain-words conclusion applies: ``undefined`` (no variation), ``clear`` (both
+    """Which plain-words conclusion applies: ``undefined`` (no difference on any query, or too
+    few queries), ``clear`` (both
     tests' Holm-adjusted p-values, ``adjusted`` as (t-test, randomization), below 0.05 and the
     interval away from 0), ``clear_randomization`` (the same, when the t-test has no p: every
     query moved by the same amount, so its spread is 0) or ``unclear``. The adjusted values,
     not the pair's own: the page runs many comparisons."""
-    if cmp.p_randomization is None or len(cmp.per_query) < 2:
+    if (cmp.p_randomization is None or len(cmp.per_query) < 2
+            or not cmp.per_query["delta"].abs().gt(1e-12).any()):
         return "undefined"
     p_values = [p for p in adjusted if p is not None]
     away = not (cmp.ci_low <= 0 <= cmp.ci_high)

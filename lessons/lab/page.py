@@ -567,8 +567,10 @@ def pair_section(cmp, measure: str):
     ])
     layout.markdown(cmp_text["words"], {**logic.compare_words(view), **names})
     verdict = logic.compare_verdict(view, logic.adjusted_p(cmp, run, measure))
-    shown = layout.label(fill(cmp_text[verdict], names))
-    (st.success if verdict.startswith("clear") else st.info)(shown)
+    shown = fill(cmp_text[verdict], names)
+    if verdict.startswith("clear") and not view.regressions.empty:
+        shown += " " + fill(cmp_text["still_regressions"], names)   # only when some got worse
+    (st.success if verdict.startswith("clear") else st.info)(layout.label(shown))
 
     layout.markdown(f"**{fill(cmp_text['regressions'], names)}**")
     regressions = view.regressions

@@ -94,6 +94,7 @@ class Numbers:
     sentences: int           # answer sentences that make a claim (the scored ones)
     on_golden: int           # answer sentences a golden chunk supports
     missing: tuple[str, ...]      # golden documents not retrieved
+    unused: tuple[str, ...]       # golden documents retrieved that no supported sentence rests on
     unsupported: tuple[int, ...]  # 1-based numbers of the unsupported sentences
 
 
@@ -115,6 +116,8 @@ def numbers(ranking: Sequence[str], golden: Sequence[str],
         supported=sum(f is True for f in flags), sentences=sum(f is not None for f in flags),
         on_golden=sum(f is True for f in on_golden),
         missing=tuple(d for d in golden if d not in ranking),
+        unused=tuple(d for d in golden if d in ranking and not any(
+            f and s == d for f, s in zip(flags, supports, strict=True))),
         unsupported=tuple(i for i, f in enumerate(flags, start=1) if f is False))
 
 
@@ -130,11 +133,12 @@ def case_numbers(case: Case) -> Numbers:
 
 def verdict_of(n: Numbers) -> str:
     """The lesson's rule, in order: retrieval first (did every golden document reach the
-    model?), then generation (does the answer rest on a golden chunk? is every sentence
-    supported?)."""
+    model?), then generation (does a sentence rest on every golden chunk? is every sentence
+    supported?). Each golden document holds a part of the answer, so one left unused is
+    ignored, as one left out by retrieval is missed."""
     if n.recall < 1:
         return "retrieval"
-    if n.uses_golden == 0:
+    if n.unused:
         return "ignored"
     if n.faithfulness < 1:
         return "invented"
@@ -283,13 +287,19 @@ def stage_exercise(seed: int) -> StageExercise:
                 rng.choice(retrieved_golden if rng.random() < 0.6 else retrieved_other)
                 for _ in range(n_sentences - len(retrieved_golden))]
         elif verdict == "invented":
-            supports = [rng.choice(retrieved_golden)] + [
+            # every golden chunk used (else it is "ignored"), and one sentence no chunk supports
+            if n_sentences <= len(retrieved_golden):
+                continue
+            supports = retrieved_golden + [
                 rng.choice(retrieved_golden + retrieved_other) if rng.random() < 0.4 else ""
-                for _ in range(n_sentences - 1)]
-            supports[rng.randrange(1, n_sentences)] = ""
+                for _ in range(n_sentences - len(retrieved_golden))]
+            supports[rng.randrange(len(retrieved_golden), n_sentences)] = ""
         elif verdict == "ignored":
+            # no golden chunk used, or (two golden) one used and the other left out
             supports = [rng.choice(retrieved_other) if rng.random() < 0.75 else ""
                         for _ in range(n_sentences)]
+            if len(retrieved_golden) == 2 and rng.random() < 0.5:
+                supports[0] = rng.choice(retrieved_golden)
         else:
             pool = retrieved_golden + retrieved_other
             supports = [rng.choice(pool) if rng.random() < 0.5 else ""
@@ -332,5 +342,6 @@ def exercise_facts(ex: StageExercise, sep: str = ", ") -> dict[str, object]:
             "sentences": n.sentences, "scored": n.sentences, "answer": round(n.faithfulness, 2),
             "recall": round(n.recall, 2),
             "missing": sep.join(n.missing) or "—",
+            "unused": sep.join(n.unused) or "—",
             "unsupported": sep.join(str(i) for i in n.unsupported) or "—",
             "golden": sep.join(ex.golden)}

@@ -190,7 +190,7 @@ def exercise() -> None:
     layout.markdown(f"**{words['answer_support']}**\n\n{sentences}", where=right)
     used = [d for d in ex.golden if d in ex.supports]   # the golden chunks a sentence rests on
     values = {**facts, "missing": code_list(ex.numbers.missing), "golden": code_list(ex.golden),
-              "used_golden": code_list(used),
+              "used_golden": code_list(used), "unused": code_list(ex.numbers.unused),
               "verdict": verdict_names[ex.verdict]}
 
     key = f"ts-ex-{ex.seed}"

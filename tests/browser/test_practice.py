@@ -128,7 +128,7 @@ def test_export_forget_import_restores(page, app_url, tmp_path):
     expect(precision_row(page)).to_contain_text("0/0")
 
     page.locator("[data-testid=stFileUploaderDropzoneInput]").set_input_files(str(exported))
-    expect(page.get_by_text("were added to your progress")).to_be_visible()
+    expect(page.get_by_text("Added or updated from the file: 1 metric")).to_be_visible()
     expect(precision_row(page)).to_contain_text("1/1")
     page.reload()
     expect(precision_row(page)).to_contain_text("1/1", timeout=30_000)
