@@ -99,8 +99,13 @@ def corpus_key(corpus_lang: str) -> str:
     return f"handbook-{corpus_lang}"
 
 
+def typed_key(text: str) -> str:
+    """The store's key of a typed question (the bundled ones are keyed by their id)."""
+    return "typed:" + text
+
+
 def question_key(s: state.UrlState) -> str:
-    return s["q"] if s["q"] != "own" else "typed:" + s["t"]
+    return s["q"] if s["q"] != "own" else typed_key(s["t"])
 
 
 def _grades_value(grades: Mapping[str, int]) -> tuple[tuple[str, int], ...]:
@@ -114,7 +119,7 @@ def change_question(s: state.UrlState, **changes) -> None:
     store[corpus_key(s["c"]), question_key(s)] = dict(s["j"])
     values = {**s.values, **changes}
     new_key = (corpus_key(values["c"]), values["q"] if values["q"] != "own"
-               else "typed:" + values["t"])
+               else typed_key(values["t"]))
     if new_key != (corpus_key(s["c"]), question_key(s)):
         changes.update(j=_grades_value(store.get(new_key, {})), p="")
     s.set(**changes)
@@ -555,8 +560,9 @@ def search_ahead(s: state.UrlState) -> None:
         if text == s["t"]:
             mine, predicted = dict(s["j"]), s["p"]
         else:   # a new typed question: change_question brings back its own grades, if any
-            mine, predicted = dict(judged_store().get((corpus_key(c_lang), "typed:" + text),
-                                                      {})), ""
+            mine = dict(_grades_value(judged_store().get((corpus_key(c_lang), typed_key(text)),
+                                                         {})))
+            predicted = ""
     else:
         text = handbook.by_id[s["q"]].text[s["ql"]]
         assessed = handbook.qrels[c_lang].get(s["q"], {})
