@@ -30,6 +30,30 @@ HITS_JS = """(el, [x, y]) => {
 }"""
 
 
+# Streamlit animates an expander's height as it opens; meanwhile its <details> clips its
+# contents and can itself be scrolled, so a click's scroll-into-view scrolls it and the target
+# slides back under the pointer while the browser presses it (a lost click; seen on /retrieve's
+# judging panel, 2 clicks in 24 on a loaded machine).
+OPENED_JS = """(d) => d.open && d.scrollHeight <= d.clientHeight + 1 && d.scrollTop === 0"""
+
+
+def open_expander(page: Page, expander, ready=None, timeout_s: float = 30) -> None:
+    """Open the ``stExpander`` ``expander`` once no script runs, wait for ``ready`` (a locator
+    inside it, for contents drawn only while it is open), and return when its opening animation
+    is over (two checks 50 ms apart), so that what is inside it can be clicked."""
+    page.wait_for_function(IDLE_JS, timeout=timeout_s * 1000)
+    expander.locator("summary").first.click()
+    if ready is not None:
+        ready.first.wait_for(timeout=timeout_s * 1000)
+    details = expander.locator("details").first
+    deadline = time.monotonic() + timeout_s
+    settled = 0
+    while settled < 2:
+        assert time.monotonic() < deadline, "the expander did not open"
+        settled = settled + 1 if details.evaluate(OPENED_JS) else 0
+        page.wait_for_timeout(50)
+
+
 def steady_centre(page: Page, locator, timeout_s: float = 20) -> tuple[float, float]:
     """The centre of ``locator`` once the app is idle and the element has stopped moving, and
     the browser would hit it there. On a loaded machine a rerun, a late chart or a wheel scroll

@@ -13,7 +13,7 @@ import time
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.interact import stores_read
+from tests.browser.interact import open_expander, stores_read
 from text import bidi
 
 # Several browsers, servers and a database at once. The role switch that came back empty under
@@ -215,7 +215,7 @@ def test_the_key_never_reaches_the_projector_view_or_a_student(browser, app_url)
     frames = record_frames(projector)
     projector.goto(f"{app_url}{PATH}?lang=en&present=1")
     expect(projector.locator(".mz-live-code")).to_have_text(code, timeout=30_000)
-    projector.locator("[data-testid=stExpander] summary").first.click()
+    open_expander(projector, projector.locator("[data-testid=stExpander]").first)
     projector.get_by_role("button", name="Push to the class").click()
     shows(projector, "0 of 0 answered")
     projector.wait_for_timeout(3000)   # a few projector polls

