@@ -538,6 +538,12 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None,
                               _num_key(_combine(values)), "number"))
             i = j
             continue
+        if t.text == "May" and t.start != first_start:
+            # The month: inside a sentence the modal is written "may" (the word list leaves
+            # "May" out for that reason; round 48 found "paid in May" for "June" supported)
+            units.append(Word(t.text, t.start, t.end, "~may", "date", "May"))
+            i += 1
+            continue
         phrase = _phrase_at(toks, i)
         if phrase and phrase[1].kind == "date":
             n, entry = phrase

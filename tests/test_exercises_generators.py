@@ -294,6 +294,16 @@ def test_texts_fill_with_every_exercise(metric, lang):
             fill(texts["steps"][step.key], step.values)
 
 
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_an_unknown_rr_slip_is_told_about_the_first_relevant_document(lang):
+    """Round 48: RR fell back to the binary text ("count the relevant documents in ranks 1
+    to k"), beside the point for RR."""
+    ex = E.generate("rr", 2, lang=lang)
+    text = E.feedback(ex, E.Attempt("wrong", 0.0, None), lang)
+    assert text == fill(E.texts(lang)["verdict"]["rr"]["wrong_unknown"], {"k": ex.k})
+    assert f"RR@{ex.k}" in text
+
+
 def test_feedback_names_the_mistake_with_the_case_numbers():
     ex = E.generate("recall", 3)
     values = E.mistake_values(ex)

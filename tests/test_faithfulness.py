@@ -332,6 +332,17 @@ def test_weekdays_are_not_numbers():
     assert f._units("واحد")[0].key == "#1"
 
 
+@pytest.mark.parametrize(("answer", "verdict", "warnings"), [
+    ("Unused days are paid out in May.", "check", ["name_not_in_source"]),   # round 48
+    ("Unused days are paid out in June.", "supported", []),
+    ("May I carry days over? You may carry over five days.", "supported", []),  # the modal
+])
+def test_may_inside_a_sentence_is_the_month(answer, verdict, warnings):
+    source = "Unused days are paid out in June. You may carry over five days."
+    last = f.check(answer, [source]).sentences[-1]
+    assert (last.verdict, last.warnings) == (verdict, warnings)
+
+
 # ------------------------------------------------------------------ warnings
 SRC_EN = ("Staff may work from home two days a week. Overtime must be approved by the line "
           "manager. The office opens at 8 a.m. and closes at 6 p.m. on weekdays. Laptops are "

@@ -465,6 +465,29 @@ def test_explain_graded_link_keeps_the_true_ideal():
     assert value == pytest.approx(0.804700, abs=1e-6)
 
 
+def test_explain_says_when_lesson_5_cuts_a_short_ranking_at_its_length():
+    """Round 48: a run shorter than k opened lesson 5 on nDCG@n (its k stops at the ranking's
+    length), another number than the lab's nDCG@k, without a word. The note comes exactly
+    when the two differ; more relevant documents than the lesson holds change nothing."""
+    rng = np.random.default_rng(48)
+    said = silent = 0
+    for _ in range(300):
+        docs = [f"d{i}" for i in range(int(rng.integers(8, 25)))]   # up to 24 judged
+        grades = {d: int(g) for d, g in zip(docs, rng.integers(0, 4, len(docs)), strict=True)}
+        ranking = docs[:int(rng.integers(1, 8))]
+        k = int(rng.integers(1, 11))
+        link = logic.explain(f"nDCG@{k}", "q", {"run": ranking}, grades)
+        shown = dict(state.decode_ranking(link.params["r"]))
+        judged = {**shown, **dict(state.decode_ranking(link.params["x"]))}
+        in_lesson = metrics.ndcg(list(shown), judged, min(int(link.params["k"]), len(shown)))
+        differs = abs(in_lesson - metrics.ndcg(ranking, grades, k)) > 1e-12
+        assert ("cut_short" in link.notes) == differs, (ranking, grades, k)
+        assert "cut_relevant" not in link.notes        # the highest grades carried: exact
+        said += differs
+        silent += not differs
+    assert said > 30 and silent > 30
+
+
 def test_explain_long_rankings_are_cut_and_said_so():
     ranking = [f"doc{i}" for i in range(1000)]
     grades = {"doc500": 2, "doc3": 1, "x" * 80: 3}

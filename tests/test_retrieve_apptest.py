@@ -197,6 +197,8 @@ def test_a_typed_question_judged_by_the_learner_and_kept_in_the_link(lang, quest
     assert words["one"]["no_relevant"].split("(")[0][:15] in alert_text(at)
 
     open_panel(at, "rt-one-judge", words["judge"]["passage"])
+    said = bidi.strip_bidi_controls("\n".join(str(m.value) for m in at.markdown))
+    assert bidi.strip_bidi_controls(words["judge"]["kept"])[:30] in said
     pick = widget(at.selectbox, words["judge"]["passage"])
     passage = pick.value
     widget(at.segmented_control, words["judge"]["grade"]).set_value(3).run()
@@ -405,6 +407,8 @@ def test_own_corpus_questions_judgments_and_chunks():
     assert not at.exception
     assert at.session_state["rt.own"]["questions"] == {"u1": "how many days of annual leave"}
     open_panel(at, "rt-own-judge", "Passage")
+    said = bidi.strip_bidi_controls("\n".join(str(m.value) for m in at.markdown))
+    assert "kept in this session only" in said and "page's link" not in said   # round 48
     passage = widget(at.selectbox, "Passage").value
     widget(at.segmented_control, "Your grade").set_value(2).run()
     key = next(k for k in at.session_state["rt.judged"] if k[1] == "u1")

@@ -225,6 +225,19 @@ def test_learner_judgments_keep_their_corpus():
 # --- links into lessons 2 and 5 ----------------------------------------------------------------
 
 
+def test_lesson_5_link_says_when_the_lesson_cuts_a_short_ranking():
+    """Round 48: q08 asked in English on the Arabic handbook, BM25, k = 10 finds one passage
+    (grade 3; two others are judged 1): the page's nDCG@10 is 0.726, lesson 5 opens on
+    nDCG@1 = 1. The link says so; with the judged passages all retrieved it does not."""
+    qrels = {"faq-it-1": 3, "a": 1, "b": 1}
+    short = logic.lesson_links(["faq-it-1"], qrels, 10)["ndcg"]
+    assert "cut_short" in short.notes
+    assert metrics.ndcg(["faq-it-1"], qrels, 10) == pytest.approx(0.726, abs=5e-4)
+    assert "cut_short" not in logic.lesson_links(["faq-it-1"], qrels, 10)["recall-precision"].notes
+    assert "cut_short" not in logic.lesson_links(["faq-it-1", "a", "b"], qrels, 10)["ndcg"].notes
+    assert "cut_short" not in logic.lesson_links(["faq-it-1"], {"faq-it-1": 3}, 10)["ndcg"].notes
+
+
 def test_lesson_links_carry_the_ranking_and_its_judgments():
     from runtime.state import decode_ranking
 

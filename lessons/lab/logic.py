@@ -917,7 +917,9 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
             len(ranking) if spec.measure.name != "Rprec"
             else sum(g >= rel for g in grades.values()))     # IPrec's "k" is a recall level
     names, renamed = _safe_ids(top + [d for d, _ in left[:most]])
-    notes += ["cut_top"] * (len(ranking) > most) + ["cut_relevant"] * (len(left) > most)
+    # lesson 5 keeps the highest grades, enough for its ideal top k (k <= most): exact
+    notes += ["cut_top"] * (len(ranking) > most) + ["cut_relevant"] * (
+        len(left) > most and lesson is not ndcg_link)
     if rel != 1 and lesson is recall_precision_link:
         notes.append("threshold")        # nDCG takes every grade as it is
     if not 1 <= k <= most:
@@ -934,6 +936,8 @@ def explain(measure: str, query_id: str, rankings: Mapping[str, list[str]],
             [(names[d], clip(g)) for d, g in left[:most]], k,
             gain=str(spec.params.get("gain", "linear")),
             ideal="retrieved" if spec.params.get("ideal") == "retrieved" else "judged")
+        if top and ndcg_link.cuts_short(scenario):
+            notes.append("cut_short")
     else:
         scenario = recall_precision_link.Scenario(
             [(names[d], int(grades.get(d, 0) >= rel)) for d in top] or [("none", 0)],

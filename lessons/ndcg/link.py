@@ -14,7 +14,7 @@ from runtime.url_codec import choice_field, encode_ranking, int_field, ranking_f
 from teaching import scenarios
 
 __all__ = ["FIELDS", "FOLDER", "GAINS", "IDEALS", "KEYS", "MAX_DOCS", "MAX_GRADE",
-           "MAX_ID_CHARS", "MAX_STEPS", "SCALES", "Scenario", "link"]
+           "MAX_ID_CHARS", "MAX_STEPS", "SCALES", "Scenario", "cuts_short", "link"]
 
 FOLDER = "ndcg"
 MAX_DOCS = 10          # documents in the ranking, and judged documents never retrieved
@@ -63,6 +63,18 @@ def link(s: Scenario) -> dict[str, str]:
             KEYS["scale"]: "5" if any(g > 3 for g in grades) else "3",
             KEYS["gain"]: _key(GAINS, s.gain),
             KEYS["ideal"]: _key(IDEALS, s.ideal)}
+
+
+def cuts_short(s: Scenario) -> bool:
+    """Whether the lesson shows another nDCG than nDCG@k for ``s``: its k stops at the
+    ranking's length n (the slider runs 1..n), so it shows DCG@n / IDCG@n, while nDCG@k (as
+    trec_eval's ndcg_cut, the lab and /retrieve compute it) divides the same DCG by IDCG@k,
+    larger when the judged ideal holds more than n positive grades (and both are 0 when
+    nothing retrieved is relevant)."""
+    n = len(s.ranking)
+    positive = sum(g > 0 for _, g in (*s.ranking, *s.unretrieved))
+    found = any(g > 0 for _, g in s.ranking)
+    return s.k > n and s.ideal == "judged" and positive > n and found
 
 
 def _key(table: dict[str, str], value: str) -> str:

@@ -232,7 +232,8 @@ def lesson_links(ranking: Sequence[str], qrels: Mapping[str, int], k: int
     judged grade, as trec_eval), built only through the two lessons' public ``link`` modules.
 
     Notes: ``unjudged`` (shown as not relevant, grade 0), ``cut_k`` (k beyond what the lesson
-    holds), ``cut_relevant`` (more judged relevant passages than it holds), ``empty``."""
+    holds), ``cut_short`` (lesson 5 cuts at the ranking's length, and its nDCG differs from
+    nDCG@k), ``cut_relevant`` (more judged relevant passages than it holds), ``empty``."""
     top = list(ranking[:k])
     unjudged = any(p not in qrels for p in top)
     links = {}
@@ -245,16 +246,20 @@ def lesson_links(ranking: Sequence[str], qrels: Mapping[str, int], k: int
             notes.append("cut_k")
         left = sorted(((p, g) for p, g in qrels.items() if g >= 1 and p not in set(shown)),
                       key=lambda item: (-item[1], item[0]))
-        if len(left) > limit:
+        if len(left) > limit and not graded:
+            # lesson 5 keeps the highest grades, enough for its ideal top k (k <= limit)
             notes.append("cut_relevant")
         left = left[:limit]
         if not shown:
             notes.append("empty")
         cut = max(1, min(k, limit))
         if graded:
-            params = module.link(module.Scenario(
+            scenario = module.Scenario(
                 ranking=[(p, qrels.get(p, 0)) for p in shown], unretrieved=left, k=cut,
-                gain="linear", ideal="judged"))
+                gain="linear", ideal="judged")
+            if shown and module.cuts_short(scenario):
+                notes.append("cut_short")
+            params = module.link(scenario)
         else:
             params = module.link(module.Scenario(
                 ranking=[(p, int(qrels.get(p, 0) >= 1)) for p in shown],

@@ -399,7 +399,7 @@ def question_panel(*, key: str, corpus, text: str, text_lang: str | None, k: int
     html_view(data["markup"], key=f"{key}-rankings-view")
     if hidden:
         return
-    judge_panel(items, key, set_grade)
+    judge_panel(items, key, set_grade, in_link=prediction is not None)
     links_panel(rankings, qrels, k, prediction, key)
 
 
@@ -423,11 +423,13 @@ def verdict(values, predicted: str, k: int, s: state.UrlState) -> None:
 
 
 def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
-                set_grade: Callable[[str, int | None], None]) -> None:
+                set_grade: Callable[[str, int | None], None], *, in_link: bool) -> None:
     """Judging on the spot, in an expander whose pickers are drawn only while it is open
     (``on_change="rerun"``; it stays open from question to question): closed, a new question
     redraws one element instead of five (bench/README.md, session 9; the links panel does the
-    same since session 10: 11 deltas a question with both closed, 23 with both drawn)."""
+    same since session 10: 11 deltas a question with both closed, 23 with both drawn).
+    ``in_link``: the grades travel in the page's link (the bundled handbook; an uploaded
+    corpus cannot)."""
     words = c["judge"]
     candidates = logic.judgeable(items)
     with st.expander(layout.label(words["heading"]), key=f"{key}-judge",
@@ -437,7 +439,7 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
         if not candidates:
             st.caption(layout.label(words["none_left"]))
             return
-        layout.markdown(words["body"])
+        layout.markdown(words["body"], {"kept": words["kept" if in_link else "kept_own"]})
         by_id = {item.hit.id: item for item in candidates}
 
         # The option labels stay fixed (a selectbox keeps the labels it first drew); the
@@ -481,6 +483,7 @@ def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> 
             s.set(ls=system)
         links = logic.lesson_links([h.id for h in rankings[system]], qrels, k)
         shared = [n for n in links["ndcg"].notes if n in links["recall-precision"].notes]
+        values = {"k": k, "n": len(rankings[system][:k])}
         cols = st.columns(2)
         for col, (url_path, link) in zip(cols, links.items(), strict=True):
             with col:
@@ -488,9 +491,9 @@ def links_panel(rankings, qrels, k: int, s: state.UrlState | None, key: str) -> 
                              icon=":material/open_in_new:", query_params=link.params)
                 for note in link.notes:
                     if note not in shared:
-                        st.caption(layout.label(fill(words[f"note_{note}"], {"k": k})))
+                        st.caption(layout.label(fill(words[f"note_{note}"], values)))
         for note in shared:
-            st.caption(layout.label(fill(words[f"note_{note}"], {"k": k})))
+            st.caption(layout.label(fill(words[f"note_{note}"], values)))
 
 
 # --- view 1: one question --------------------------------------------------------------------
