@@ -442,10 +442,14 @@ def judge_panel(items: Mapping[str, Sequence[logic.Item]], key: str,
         layout.markdown(words["body"], {"kept": words["kept" if in_link else "kept_own"]})
         by_id = {item.hit.id: item for item in candidates}
 
-        # The option labels stay fixed (a selectbox keeps the labels it first drew); the
-        # passage's grade is said under its text.
+        # The option labels stay fixed (a selectbox keeps the labels it first drew; the
+        # passage's grade is said under its text), formatted in this run (a format_func
+        # called later, outside the run, would not know the language), the id isolated from
+        # the Arabic title around it.
+        names = {p: layout.label(f"{item.passage.title or p} ({p})")
+                 for p, item in by_id.items()}
         pid = st.selectbox(layout.label(words["passage"]), list(by_id),
-                           format_func=lambda p: f"{by_id[p].passage.title or p} ({p})",
+                           format_func=names.__getitem__,
                            key=f"{key}-judge-pick")
         item = by_id[pid]
         html_block(f'<div class="mz-rt-judged" dir="auto">{text_html(item.passage.text)}</div>'
