@@ -145,7 +145,9 @@ def check_prediction(ex: Exercise, direction: str | None, size: str | None) -> A
     if direction not in PREDICT_DIRECTIONS:
         return Attempt("not_a_number", None, None)
     if direction != ex.direction:
-        return Attempt("wrong", None, "predict_wrong_direction")
+        # "stays the same" has its own text: "goes from 0.58 to 0.58" is no change to look at
+        return Attempt("wrong", None, "predict_wrong_same" if ex.direction == "same"
+                       else "predict_wrong_direction")
     if direction != "same" and size not in PREDICT_SIZES:
         return Attempt("not_a_number", None, None)
     if direction != "same" and size != ex.size:

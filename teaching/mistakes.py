@@ -419,6 +419,7 @@ def _judgements() -> Iterable[tuple[str, Callable]]:
     yield "better_unknown", better_mistake
     # the predict-then-reveal exercises (teaching.exercises.check_prediction)
     yield "predict_wrong_direction", lambda before, after: (after > before) - (after < before)
+    yield "predict_wrong_same", swap_mistake           # its text says the measure's reason
     yield "predict_wrong_size", lambda before, after: abs(after - before)
 
 

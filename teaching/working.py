@@ -81,7 +81,7 @@ def feedback_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
 def _values(ex: Exercise, lang: str) -> dict[str, Any]:
     values: dict[str, Any] = {"answer": round(ex.answer, 4), "k": ex.k}
     if ex.kind == "predict":
-        return values | _predict_values(ex)
+        return values | _predict_values(ex, lang)
     family = measures.family(ex.metric)
     if family == "binary":
         return values | _binary_values(ex, lang)
@@ -152,13 +152,21 @@ def _faithfulness_values(ex: Exercise) -> dict[str, Any]:
             "scored": len(verdicts) - count["not_scored"], "total": len(verdicts)}
 
 
-def _predict_values(ex: Exercise) -> dict[str, Any]:
+def _predict_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
     i, j = ex.swap or (0, 0)
+    why = ""
+    if ex.direction == "same" and i:
+        # the measure's own reason the swap changes nothing (the same texts as lesson pages')
+        grade = dict(ex.judgments)
+        gi, gj = (grade.get(ex.ranking[r - 1], 0) for r in (i, j))
+        same_grade = gi == gj if measures.family(ex.metric) == "graded" else (gi > 0) == (gj > 0)
+        why = mistakes.text(mistakes.swap_mistake("same", "up", i, j, ex.k, same_grade,
+                                                  ex.metric), "misconception", lang) or ""
     # AP is taken over the whole ranking: no cutoff to name
     return {"i": i, "j": j, "name": i18n.Markup(measures.name(
                 ex.metric, None if ex.metric == "ap" else ex.k)),
             "before": round(ex.before or 0.0, 4), "after": round(ex.answer, 4),
-            "delta": round(abs(ex.answer - (ex.before or 0.0)), 4)}
+            "delta": round(abs(ex.answer - (ex.before or 0.0)), 4), "why": i18n.Markup(why)}
 
 
 def steps(ex: Exercise, lang: str | None = None) -> list[Step]:

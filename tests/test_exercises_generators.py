@@ -212,7 +212,8 @@ def test_predict_exercises(seed, metric):
     assert E.check(ex, f"{ex.direction}:{ex.size or ''}").status == "correct"
     assert E.check_prediction(ex, ex.direction, ex.size).status == "correct"
     for other in set(E.PREDICT_DIRECTIONS) - {ex.direction}:
-        assert E.check_prediction(ex, other, "small").mistake == "predict_wrong_direction"
+        assert E.check_prediction(ex, other, "small").mistake == (
+            "predict_wrong_same" if ex.direction == "same" else "predict_wrong_direction")
     if ex.size:
         other = "small" if ex.size == "large" else "large"
         assert E.check_prediction(ex, ex.direction, other).mistake == "predict_wrong_size"
@@ -259,7 +260,7 @@ def test_every_mistake_has_a_feedback_text(lang):
             assert mistakes.text(key, "feedback", lang), (metric, key)
     for key in ("correct", "not_a_number"):
         assert key in verdicts["predict"]
-    for key in ("predict_wrong_direction", "predict_wrong_size"):
+    for key in ("predict_wrong_direction", "predict_wrong_same", "predict_wrong_size"):
         assert mistakes.text(key, "feedback", lang)
     # every value formula in the catalogue of teaching/mistakes.py has its feedback text
     every = {k for m in mistakes.MISTAKES.values() for k in m} | set(
@@ -302,6 +303,23 @@ def test_an_unknown_rr_slip_is_told_about_the_first_relevant_document(lang):
     text = E.feedback(ex, E.Attempt("wrong", 0.0, None), lang)
     assert text == fill(E.texts(lang)["verdict"]["rr"]["wrong_unknown"], {"k": ex.k})
     assert f"RR@{ex.k}" in text
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_a_wrong_prediction_of_a_change_says_why_the_measure_stays(lang):
+    """Round 49: "AP goes from 0.5833 to 0.5833. Look at which document moves up" when the
+    right answer was "stays the same"."""
+    seeds = [s for s in range(200) if E.predict_exercise(s).direction == "same"]
+    assert len(seeds) > 10
+    reasons = set()
+    for seed in seeds:
+        ex = E.predict_exercise(seed)
+        text = E.feedback(ex, E.check_prediction(ex, "up", "small"), lang)
+        why = str(E.feedback_values(ex, lang)["why"])
+        assert why and why in text and "{{" not in text, (seed, text)
+        assert fill("{{x}}", {"x": round(ex.before, 4)}) in text
+        reasons.add(why)
+    assert len(reasons) >= 3            # the measures' own reasons, not one sentence for all
 
 
 def test_feedback_names_the_mistake_with_the_case_numbers():
