@@ -23,6 +23,7 @@ key                     params
 empty_file              -- (nothing but whitespace)
 no_rows                 -- (a header, or an empty JSON object, but no data rows)
 too_large               size (bytes; a lower bound for streams), limit (bytes)
+too_large_unzipped      limit (bytes): a gzip file whose text is longer than the limit
 unreadable_file         path, reason (the OS's English text)
 no_such_file            path (a ``str`` that is neither an existing file nor text: the message
                         suggests ``io.StringIO(text)``)
@@ -60,6 +61,7 @@ MESSAGES: dict[str, str] = {
     "empty_file": "The file is empty.",
     "no_rows": "The file has no data rows.",
     "too_large": "The file is too large ({size} bytes; the limit is {limit} bytes).",
+    "too_large_unzipped": "Uncompressed, the file is more than {limit} bytes of text.",
     "unreadable_file": "The file {path} could not be read: {reason}.",
     "no_such_file": (
         "No such file: {path!r}. To read text rather than a file, pass io.StringIO(text)."

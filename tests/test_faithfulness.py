@@ -343,6 +343,18 @@ def test_may_inside_a_sentence_is_the_month(answer, verdict, warnings):
     assert (last.verdict, last.warnings) == (verdict, warnings)
 
 
+@pytest.mark.parametrize(("source", "answer"), [
+    ("Employees work from home on Fridays. Laptops must be returned within a week.",
+     "Employees must work from home on Fridays."),
+    ("يعمل الموظفون من المنزل يوم الجمعة. يجب إعادة الأجهزة خلال أسبوع.",
+     "يجب أن يعمل الموظفون من المنزل يوم الجمعة."),
+])
+def test_a_must_borrowed_from_another_sentence_is_a_miss_the_lesson_names(source, answer):
+    """Lesson 4's "Pieced claims" bullet names this miss (round 50): if the checker learns to
+    catch it, the bullet must change with it."""
+    assert f.check(answer, [source]).sentences[0].verdict == "supported"
+
+
 # ------------------------------------------------------------------ warnings
 SRC_EN = ("Staff may work from home two days a week. Overtime must be approved by the line "
           "manager. The office opens at 8 a.m. and closes at 6 p.m. on weekdays. Laptops are "

@@ -303,9 +303,15 @@ def test_too_large_for_every_source(tmp_path):
     path = tmp_path / "run.trec"
     path.write_text(RUN)
     for source in (path, RUN.encode(), io.BytesIO(RUN.encode()),
-                   io.BufferedReader(io.BytesIO(RUN.encode())), gzip.compress(RUN.encode())):
+                   io.BufferedReader(io.BytesIO(RUN.encode()))):
         err = error(read_run, source, max_bytes=20)
         assert err.key == "too_large" and err.params["limit"] == 20
+    # a small gzip file whose text is too long: its own key (round 50: "too large (512 MB);
+    # the limit is 512 MB. Compress it with gzip", said of a gzip file)
+    packed = gzip.compress(RUN.encode() * 50)
+    assert len(packed) < 2 * len(RUN) < 50 * len(RUN)
+    err = error(read_run, packed, max_bytes=2 * len(RUN))
+    assert err.key == "too_large_unzipped" and err.params == {"limit": 2 * len(RUN)}
     assert len(read_run(path, max_bytes=None)) == 3
 
 

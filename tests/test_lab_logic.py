@@ -49,11 +49,32 @@ def fails(slot: str, data: bytes) -> FormatError:
     return info.value
 
 
+def test_what_a_parameter_accepts_is_said_in_the_page_language():
+    """Round 50: «(المسموح: an integer >= 1)» on the Arabic page."""
+    with pytest.raises(MetricError) as info:
+        metrics.registry.parse("P(rel=x)@5")
+    assert "an integer >= 1" in metric_message(info.value, "en") or "whole number" in \
+        metric_message(info.value, "en")
+    arabic = bidi.strip_bidi_controls(metric_message(info.value, "ar"))
+    assert "عدد صحيح لا يقل عن 1" in arabic and "integer" not in arabic
+
+
+def test_a_missing_header_suggests_the_header_of_judgments_too():
+    """Round 50: a judgments file without a header was told to add `query_id,doc_id,score`,
+    then refused as a run."""
+    err = fails("qrels", b"q1,d1,1\nq1,d2,0\n")
+    assert err.key == "no_header"
+    assert "query_id,doc_id,grade" in message(err)
+    header = b"query_id,doc_id,grade\nq1,d1,1\nq1,d2,0\n"
+    assert logic.load("qrels", "qrels.csv", header).frame.shape[0] == 2
+
+
 # --- every key has a message in both languages ---------------------------------------------
 
 # One set of params per key, as metrics/errors.py documents them.
 PARAMS = {
     "empty_file": {}, "no_rows": {}, "too_large": {"size": 300 * 2**20, "limit": 200 * 2**20},
+    "too_large_unzipped": {"limit": 512 * 2**20},
     "unreadable_file": {"path": "/x", "reason": "No such file"},
     "no_such_file": {"path": "run.trec"},
     "looks_like_prefs": {"found": 5}, "looks_like_zscores": {"found": 4},
@@ -76,7 +97,7 @@ PARAMS = {
 
 def test_every_format_error_key_in_io_has_a_text_in_both_languages():
     keys = io_keys()
-    assert len(keys) == 24, sorted(keys)
+    assert len(keys) == 25, sorted(keys)
     assert keys <= set(PARAMS)
     for lang in LANGS:
         texts = TEXTS[lang]["format_errors"]

@@ -508,3 +508,19 @@ def test_the_rankings_use_only_what_the_browser_keeps(params):
     attrs = set(re.findall(r'\s([a-zA-Z-]+)="', block))
     assert tags <= _js_set("TAGS"), tags - _js_set("TAGS")
     assert attrs <= _js_set("ATTRS"), attrs - _js_set("ATTRS")
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_a_wrong_prediction_against_two_best_systems_says_they_share_it(lang):
+    """Round 50: "the best here is Dense (e5) and Hybrid (RRF)" (q08 asked in English on the
+    Arabic handbook, BM25 predicted: the other two tie)."""
+    at = run({"lang": lang, "q": "q08", "ql": "en", "c": "ar", "p": "bm25"})
+    assert not at.exception
+    values = logic.question_values(
+        logic.search(logic.bundled().retrievers["ar"],
+                     logic.bundled().by_id["q08"].text["en"], 10, WEIGHTS),
+        logic.bundled().qrels["ar"]["q08"], 10)
+    assert tuple(logic.best_systems(values, "nDCG@10")) == ("dense", "hybrid")
+    words = load_content("retrieve", lang)["one"]["predicted_wrong_tie"]
+    shown = bidi.strip_bidi_controls(alerts(at))
+    assert bidi.strip_bidi_controls(words.split("{{best}}")[1].split("{{value}}")[0]) in shown

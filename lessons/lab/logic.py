@@ -174,6 +174,8 @@ def error_values(err: FormatError | MetricError,
             values[name] = _word(words, "columns", value)
         elif name in ("expected", "found") and err.key == "json_structure":
             values[name] = _word(words, "json", value)
+        elif name == "allowed" and isinstance(value, str):
+            values[name] = _word(words, "allowed", value)      # metrics says it in English
         elif name == "accepted" or isinstance(value, (list, tuple)):
             values[name] = _listing(value) if len(value) else "—"
         else:

@@ -417,7 +417,8 @@ def verdict(values, predicted: str, k: int, s: state.UrlState) -> None:
     elif predicted in best:
         st.info(layout.label(fill(words["predicted_tie"], filled)))
     else:
-        st.warning(layout.label(fill(words["predicted_wrong"], filled)))
+        st.warning(layout.label(fill(words["predicted_wrong" if len(best) == 1
+                                           else "predicted_wrong_tie"], filled)))
     st.button(words["hide"], key=f"rt-hide-{s.generation}", icon=":material/visibility_off:",
               on_click=lambda: s.set(p=""))
 

@@ -140,7 +140,8 @@ def gunzip(data: bytes, max_bytes: int | None) -> bytes:
     except zlib.error:
         raise FormatError("binary_file", kind="gzip") from None
     if max_bytes is not None and (len(out) > max_bytes or inflater.unconsumed_tail):
-        raise FormatError("too_large", size=len(out), limit=int(max_bytes))
+        # not "too_large": the file as sent was small enough, its text is not
+        raise FormatError("too_large_unzipped", limit=int(max_bytes))
     if not inflater.eof:  # cut short (an interrupted download): not the whole file
         raise FormatError("binary_file", kind="gzip")
     return out
