@@ -344,3 +344,12 @@ def test_unknown_metric_is_refused():
 def test_binary_exercises_cut_at_two_or_more(metric):
     """k = 1 would print "ranks 1 to 1" and "fewer than 1 document" in the working."""
     assert min(E.generate(metric, seed).k for seed in range(400)) >= 2
+
+
+@pytest.mark.parametrize(("key", "words"), [("ideal_not_cut", "أول درجتين"),
+                                            ("ideal_from_retrieved", "أفضل درجتين")])
+def test_a_grade_count_after_a_superlative_is_genitive(key, words):
+    """Round 51: «إلا أول درجتان», «أفضل درجتان» at k = 2 (the noun follows أول/أفضل in idafa)."""
+    text = mistakes.text(key, "feedback", "ar")
+    assert words in fill(text, {name: 2 if name == "k" else "x"
+                                for name in re.findall(r"\{\{(\w+)", text)})

@@ -337,6 +337,10 @@ def test_all_questions_view_shows_metrics_own_numbers(lang):
     template = words["all"]["reading"][reading.key]
     assert template.split("{{")[-1].split("}}")[-1].strip()[:10] in \
         bidi.strip_bidi_controls(content)
+    # question by question, the counts carry their noun («في سؤالين منها», not «في 2 منها»)
+    ties = plural.counted(int(reading.values["ties"]),
+                          *(("سؤال", "مجرور") if lang == "ar" else ("question",)))
+    assert ties in bidi.strip_bidi_controls(content)
     assert len(at.get("download_button")) == 4
     # the tests' caption counts the questions compared (not a fixed "40") and says the p-values
     # are not corrected for the several pairs

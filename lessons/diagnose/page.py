@@ -340,7 +340,7 @@ def exercise() -> None:
                else str(Fraction(r).limit_denominator(12)) for r in ex.recalls]
     values = {"answer": round(ex.answer, 4), "ids": code_list(sorted(ex.failing)),
               "recalls": Markup(" + ".join(recalls)),
-              "per_question": Markup(", ".join(f"{q} = {r}"
+              "per_question": Markup(list_separator().join(f"{q} = {r}"
                                                for q, r in zip(ex.ids, recalls, strict=True)))}
 
     key = f"dg-ex-{ex.seed}"

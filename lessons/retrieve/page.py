@@ -765,7 +765,10 @@ def readings_section(ov: logic.Overview, words) -> None:
                 values[key] = list_and(Markup(NAMES[s]) for s in value)
             elif key == "kind":
                 values[key] = Markup(c["kinds"][str(value)]["name"])
-            elif key in ("n", "total", "nothing", "wins", "bm25_wins", "dense_wins", "ties"):
+            elif key in ("bm25_wins", "dense_wins", "ties"):
+                # «في سؤال واحد منها», not «في 1 منها» (round 51)
+                values[key] = Markup(logic.count_form(int(value), c["counts"]["questions_gen"]))
+            elif key in ("n", "total", "nothing", "wins"):
                 values[key] = Markup(str(value))
             elif isinstance(value, float):
                 values[key] = num(value)
