@@ -5,10 +5,12 @@ sideways scroll of the page."""
 from __future__ import annotations
 
 import re
+import warnings
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from lessons.retrieve import logic
 from retrieval import dense
@@ -161,6 +163,26 @@ def test_upload_a_file_bm25_at_once_then_dense(page, app_url):
     expect(page.get_by_text(re.compile(r"policies\.txt\W{0,3} is still in use"))).to_be_visible()
 
 
+def open_links(page: Page, links) -> None:
+    """Open the links panel (its links are drawn only while it is open). In the whole suite,
+    twice in three CI runs (stop 27; session 13, after the opening-animation fix) the panel
+    showed no links 30 s after one click, though it always opens when this file runs alone:
+    not diagnosed. This test is about the layout, so it opens the panel a second time and says
+    so in the run's warnings, with what the page showed, for the one who looks into it."""
+    try:
+        open_expander(page, links, ready=links.locator("a"), timeout_s=15)
+        return
+    except (PlaywrightTimeout, AssertionError):
+        opened = links.locator("details").first.evaluate("(d) => d.open")
+    warnings.warn(f"/retrieve's links panel showed no links 15 s after a click (<details> "
+                  f"open: {opened}); opened again", stacklevel=2)
+    if opened:
+        page.wait_for_function(IDLE_JS, timeout=30_000)
+        links.locator("summary").first.click()        # close it, to open it again
+        page.wait_for_function(IDLE_JS, timeout=30_000)
+    open_expander(page, links, ready=links.locator("a"))
+
+
 @pytest.mark.parametrize(("lang", "width"), [("ar", 390), ("en", 390), ("ar", 1280)])
 def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
     context = browser.new_context(viewport={"width": width, "height": 900})
@@ -170,7 +192,7 @@ def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
         expect(page.locator(VALUES)).to_be_visible(timeout=60_000)
         links = page.locator(".st-key-rt-one-links")
         expect(links).to_be_visible(timeout=30_000)
-        open_expander(page, links, ready=links.locator("a"))   # drawn only while open
+        open_links(page, links)
         wide = page.evaluate(WIDE_JS)
         assert wide["overflow"] <= 1, wide
         table_fits = page.locator(f"{VALUES} table").evaluate(
