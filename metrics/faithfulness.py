@@ -57,11 +57,10 @@ Method (lexical, offline, pure Python; every word list is data, ``faithfulness_w
 7. The sentence's verdict is its weakest claim's (unsupported < check < supported); its support
    is the weakest claim's support.
 
-``Sentence.warnings`` holds only the three warnings the lesson page has texts for
-(``LESSON_WARNINGS``); ``Sentence.reasons`` holds every warning (``WARNINGS``), and
-``Sentence.claims`` what was seen claim by claim: the words matched and not matched, the
-equivalences used (``Claim.equivalences``), the words found in another sentence
-(``Claim.elsewhere``), the evidence.
+``Sentence.reasons`` holds every warning its claims raised (any of ``WARNINGS``, each once, in
+the order the claims raised them), and ``Sentence.claims`` what was seen claim by claim: the
+words matched and not matched, the equivalences used (``Claim.equivalences``), the words
+found in another sentence (``Claim.elsewhere``), the evidence.
 
 Honest limits: this is word matching, not understanding (agreement with independent human
 labels, by kind, with its intervals: README, "Faithfulness checker").
@@ -90,7 +89,7 @@ from pathlib import Path
 import snowballstemmer
 
 __all__ = [
-    "LESSON_WARNINGS", "NEGATORS", "STOP_WORDS", "WARNINGS", "Claim", "CrudeRow", "Equivalence",
+    "NEGATORS", "STOP_WORDS", "WARNINGS", "Claim", "CrudeRow", "Equivalence",
     "Report", "Sentence", "Word", "check", "crude_check", "normalize", "split_sentences", "stem",
 ]
 
@@ -113,10 +112,10 @@ MODALS = frozenset(_both(WORDS["modals"]))
 ABBREVIATIONS = frozenset(_ws(WORDS["abbreviations"]["en"]))
 assert not (STOP_WORDS & (NEGATORS | MODALS))
 
-# The warnings the lesson page has texts for, and every warning (in the order they are checked).
-LESSON_WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source")
-WARNINGS = (*LESSON_WARNINGS, "number_not_in_evidence", "words_from_other_sentence",
-            "limit_dropped", "modal_differs")
+# Every warning, in the order they are checked (the lesson page has a text for each).
+WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source",
+            "number_not_in_evidence", "words_from_other_sentence", "limit_dropped",
+            "modal_differs")
 
 # ---------------------------------------------------------------- normalisation and stems
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
@@ -815,7 +814,6 @@ class Sentence:
     matched: list[Word] = field(default_factory=list)
     unmatched: list[Word] = field(default_factory=list)
     evidence: str | None = None        # the source sentence(s) backing its claims
-    warnings: list[str] = field(default_factory=list)       # LESSON_WARNINGS only
     claims: list[Claim] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)        # every warning (WARNINGS)
 
@@ -1000,8 +998,7 @@ def check(answer: str, sources: str | list[str], threshold: float = 0.6) -> Repo
         out.append(Sentence(
             answer[s:e], s, e, min(c.support for c in scored), weakest.verdict,
             [w for c in scored for w in c.matched], [w for c in scored for w in c.unmatched],
-            " ".join(evidence) or None, [w for w in reasons if w in LESSON_WARNINGS], claims,
-            reasons))
+            " ".join(evidence) or None, claims, reasons))
     scored = [x for x in out if x.verdict != "not_scored"]
     score = sum(x.verdict == "supported" for x in scored) / len(scored) if scored else None
     return Report(out, score, threshold)

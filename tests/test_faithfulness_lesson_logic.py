@@ -46,7 +46,7 @@ def test_every_edit_exists_and_the_checker_flags_it(lang):
         assert report.sentences[-1].verdict == "unsupported"      # the invented cash-out
     digits = logic.run(*logic.example_texts(ex, "digits"), 0.6).report.sentences[0]
     assert digits.verdict in ("check", "unsupported")
-    assert "number_not_in_source" in digits.warnings
+    assert "number_not_in_source" in digits.reasons
     with pytest.raises(KeyError):
         logic.example_texts(ex, "no-such-edit")
 
@@ -86,7 +86,7 @@ def test_each_arabic_edit_breaks_the_crude_check_as_its_label_says():
     crude, careful = _both(ar, "digits", 0)             # blind to 30 vs 21
     assert crude.verdict == "supported" and careful.verdict == "check"
     crude, careful = _both(ar, "negate", 1)             # blind to the negation
-    assert crude.verdict == "supported" and "negation_differs" in careful.warnings
+    assert crude.verdict == "supported" and "negation_differs" in careful.reasons
     crude, careful = _both(ar, "other_lang", 1)         # English: division by zero
     assert crude.support is None and careful.verdict == "unsupported"
     assert re.fullmatch(r"[A-Za-z0-9 .]+", careful.text)
@@ -100,9 +100,9 @@ def test_each_english_edit_does_what_its_label_says():
     assert ("Employees", "employee") in {(r.answer, r.source)
                                          for r in logic.readings(careful.claims[0])}
     crude, careful = _both(en, "digits", 0)
-    assert crude.support is None and careful.warnings == ["number_not_in_source"]
+    assert crude.support is None and careful.reasons == ["number_not_in_source"]
     crude, careful = _both(en, "negate", 1)
-    assert crude.support is None and "negation_differs" in careful.warnings
+    assert crude.support is None and "negation_differs" in careful.reasons
     crude, careful = _both(en, "arabic_word", 0)        # judged by its one Arabic word
     assert (crude.support, crude.verdict, careful.verdict) == (0, "unsupported", "supported")
     assert "إجازة" in careful.text

@@ -86,7 +86,9 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
                     "| b | hybrid | **0.4000** | **1.0000** | **0.9000** | **0.9000** | "
                     "**0.9262** | 0.4000 | 9 |"]
     text = markdown_text(at)
-    assert "A superscript letter after a mean marks a run significantly better" in text
+    assert "How to read the table" in text
+    # said once, by the report's note (the page's paragraph repeated it until round 52)
+    assert text.count("marks a run significantly better than the run with that letter") == 1
     assert "Holm–Bonferroni correction over 5 comparisons" in text
     tests = frame_with(at, "p, randomization (Holm)")
     assert list(tests["measure"]) == ["P@3", "R@3", "RR@3", "AP@3", "nDCG@3"]
