@@ -4,6 +4,7 @@ sideways scroll of the page."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from urllib.parse import parse_qs, urlparse
 
@@ -151,6 +152,42 @@ def open_links(page: Page, links, frames: Frames) -> None:
         raise AssertionError(
             f"/retrieve's links panel showed no links after a click (<details> open: {opened}); "
             f"the websocket since the click: {frames.since(clicked, deltas=False)}") from err
+
+
+LAID_OUT_JS = """() => [...document.querySelectorAll('.mz-rt-item')].every(
+  (el) => getComputedStyle(el).contentVisibility === 'visible')"""
+# Scroll an element into view, then its top in each of the next 30 frames.
+SCROLLED_TOPS_JS = """(el) => new Promise((resolve) => {
+  el.scrollIntoView({block: 'end', inline: 'nearest'});
+  const tops = [];
+  const tick = () => {
+    tops.push(Math.round(el.getBoundingClientRect().top));
+    if (tops.length < 30) requestAnimationFrame(tick); else resolve(tops);
+  };
+  requestAnimationFrame(tick);
+})"""
+
+
+@pytest.mark.parametrize(("lang", "width"), [("ar", 1280), ("en", 1280), ("ar", 390)])
+def test_the_links_panel_holds_still_as_it_is_scrolled_to(browser, app_url, lang, width):
+    """The passages are laid out only in view in the first frame (content-visibility), then all
+    of them once the browser is idle: before session 14 each took its real height only as it
+    came into view, and the panels below moved 30-150 px under a reader scrolling to them
+    (and under a test's click)."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/retrieve?lang={lang}&q=q06&p=hybrid")
+        expect(page.locator(VALUES)).to_be_visible(timeout=60_000)
+        page.wait_for_function(IDLE_JS, timeout=30_000)
+        # every passage laid out (the browser was idle): at most 5 s, then measure
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(LAID_OUT_JS, timeout=5_000)
+        summary = page.locator(".st-key-rt-one-links summary").first
+        tops = summary.evaluate(SCROLLED_TOPS_JS)
+        assert len(set(tops)) == 1, tops
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize(("lang", "width"), [("ar", 390), ("en", 390), ("ar", 1280)])

@@ -42,7 +42,21 @@ export default function mountHtmlView(component) {
   const template = document.createElement("template");
   template.innerHTML = html;
   clean(template.content);
+  host.classList.remove("mz-settled");
   host.replaceChildren(template.content);
   SHOWN.set(host, html);
+  settleWhenIdle(host, html);
   return undefined;
+}
+
+// The page's CSS may let the browser skip laying out what is out of view in the first frame
+// (/retrieve's passages: content-visibility). Once the browser is idle, "mz-settled" lets it lay
+// out the rest, so the page stops changing height while someone scrolls it and an element
+// below does not move under the pointer as it comes into view.
+function settleWhenIdle(host, html) {
+  const settle = () => {
+    if (SHOWN.get(host) === html) host.classList.add("mz-settled");
+  };
+  if (window.requestIdleCallback) window.requestIdleCallback(settle, { timeout: 1000 });
+  else window.setTimeout(settle, 200);
 }
