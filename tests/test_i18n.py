@@ -389,3 +389,16 @@ def test_list_and_joins_with_the_languages_and_and_keeps_markup():
     # markup items stay markup (filled as they are); a typed name is escaped by fill
     assert fill("{{x}}", {"x": list_and([Markup("**a**"), Markup("b")], "en")}) == "**a** and b"
     assert fill("{{x}}", {"x": list_and(["<b>", "c"], "en")}) != "<b> and c"
+
+
+@pytest.mark.parametrize(("n_bytes", "round_up", "en", "ar"), [
+    (2 * 2**20, False, "2 MB", "2 ميغابايت"),
+    (int(2.3 * 2**20), False, "2.3 MB", "2.3 ميغابايت"),
+    (2 * 2**20 + 1, True, "2.1 MB", "2.1 ميغابايت"),     # over a 2 MB limit: not "2 MB"
+    (200 * 2**20, True, "200 MB", "200 ميغابايت"),
+    ("unknown", False, "unknown", "unknown"),
+])
+def test_file_sizes_are_megabytes_in_the_pages_words(n_bytes, round_up, en, ar):
+    from text.i18n import fmt_size
+    assert fmt_size(n_bytes, "{{n}} MB", round_up=round_up) == en
+    assert fmt_size(n_bytes, "{{n}} ميغابايت", round_up=round_up) == ar

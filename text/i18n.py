@@ -296,6 +296,19 @@ def fmt_num(value: Any, decimals: int | None = None, *, digits: str | None = Non
 
 
 
+def fmt_size(n_bytes: object, unit: str, *, round_up: bool = False) -> str:
+    """A file size in megabytes, in the words of ``unit`` (``"{{n}} MB"``, «{{n}} ميغابايت»):
+    ``"2 MB"``, ``"2.3 MB"``, one decimal at most and none when whole. ``round_up``: the size of
+    a file over a limit (2.01 MB shows as 2.1, never as the limit itself). Anything that is not
+    a number of bytes as it is."""
+    try:
+        megabytes = int(n_bytes) / (1024 * 1024)   # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return str(n_bytes)
+    tenths = math.ceil(megabytes * 10 - 1e-9) if round_up else round(megabytes * 10)
+    return fill(unit, {"n": tenths // 10 if tenths % 10 == 0 else tenths / 10})
+
+
 def fmt_signed(value: float, decimals: int) -> str:
     """A difference with its sign: ``fmt_signed(0.25, 3)`` → ``"+0.250"``; a difference that
     rounds to zero has none (``"0.000"``). Western digits (localized when rendered)."""

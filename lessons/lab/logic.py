@@ -27,7 +27,7 @@ from metrics.registry import REGISTRY, parse
 from metrics.significance import holm
 from runtime import catalog
 from teaching import measures as taught_measures
-from text.i18n import fmt_p, fmt_signed
+from text.i18n import fmt_p, fmt_signed, fmt_size
 from ui import charts, scroll
 from ui.charts import PALETTE
 
@@ -139,13 +139,6 @@ def load_example(key: str) -> dict[str, Loaded]:
 # --- messages --------------------------------------------------------------------------------
 
 
-def _mb(size: object) -> str:
-    try:
-        return f"{int(size) / (1024 * 1024):,.1f} MB"
-    except (TypeError, ValueError):
-        return str(size)
-
-
 def _word(words: Mapping[str, Mapping[str, str]], group: str, value: object) -> str:
     return words.get(group, {}).get(str(value), str(value))
 
@@ -164,7 +157,8 @@ def error_values(err: FormatError | MetricError,
     values: dict[str, object] = {}
     for name, value in err.params.items():
         if name in ("size", "limit") and isinstance(err, FormatError):
-            values[name] = _mb(value)
+            values[name] = fmt_size(value, words["units"]["megabytes"],
+                                    round_up=name == "size")
         elif name == "kind":
             values[name] = _word(words, "kinds", value)
         elif name == "delimiter" or (name in ("expected", "found")

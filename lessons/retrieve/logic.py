@@ -31,7 +31,7 @@ from retrieval.engine import SYSTEMS, Retrievers, load_bundled
 from retrieval.fusion import reciprocal_rank_fusion
 from retrieval.ranking import Hit
 from retrieval.upload import MAX_BYTES, Chunking, Upload, parse_upload
-from text.i18n import fill, fmt_p, fmt_signed
+from text.i18n import fill, fmt_p, fmt_signed, fmt_size
 
 __all__ = [
     "DEFAULT_K", "GRADES", "KINDS", "MAX_BYTES", "MAX_K", "MAX_QUESTION_CHARS", "MAX_WEIGHT",
@@ -496,13 +496,6 @@ def parse(data: bytes, name: str, chunking: Chunking) -> Upload:
     return parse_upload(data, name, chunking)
 
 
-def _mb(size: object) -> str:
-    try:
-        return f"{int(size) / (1024 * 1024):,.1f} MB"
-    except (TypeError, ValueError):
-        return str(size)
-
-
 def error_message(err: metrics.FormatError, texts: Mapping[str, str],
                   words: Mapping[str, Mapping[str, str]], separator: str = ", ") -> str:
     """A refused upload in the page's language, as safe Markdown: the line first when known,
@@ -510,7 +503,8 @@ def error_message(err: metrics.FormatError, texts: Mapping[str, str],
     values: dict[str, object] = {}
     for key, value in err.params.items():
         if key in ("size", "limit") and err.key == "too_large":
-            values[key] = _mb(value)
+            values[key] = fmt_size(value, words["units"]["megabytes"],
+                                   round_up=key == "size")
         elif key == "kind":
             values[key] = words.get("kinds", {}).get(str(value), str(value))
         elif key == "column":
