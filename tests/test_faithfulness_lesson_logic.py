@@ -493,3 +493,19 @@ def test_the_checkers_limits_say_what_it_does(lang):
     answer = "يحق للموظف العمل من المنزل يومين في الأسبوع ما دامت الإدارة توافق."
     sentence = logic.run(leave, answer, threshold).report.sentences[0]
     assert (sentence.verdict, sentence.reasons) == ("check", ["negation_differs"])
+
+
+@pytest.mark.parametrize(("lang", "edit"), [("ar", "other_lang"), ("en", "arabic_word")])
+def test_the_strip_gives_the_crude_check_no_score_where_its_program_stops(lang, edit):
+    """Round 55: with a sentence that has no Arabic word the strip showed a crude score over
+    the sentences it could read (0.50, 0.00); the program on the page prints none there."""
+    content = load_content("faithfulness", lang)
+    result = logic.run(*logic.example_texts(example(lang), edit), 0.6)
+    assert any(r.support is None for r in result.crude) and result.crude_score is None
+    strip = logic.strip_html(result, content["try_it"], lang, None)
+    crude = strip.split(escape_html(content["try_it"]["labels"]["crude_error"]))[1]
+    assert crude.startswith('">—</bdi>')
+    # the Arabic example unedited has a score (the English one is all crashes, as the page says)
+    whole = logic.run(*logic.example_texts(example("ar"), "none"), 0.6)
+    assert whole.crude_score is not None and "—" not in logic.strip_html(
+        whole, load_content("faithfulness", "ar")["try_it"], "ar", None)

@@ -72,9 +72,13 @@ class Result:
 
     @property
     def crude_score(self) -> float | None:
-        """The crude check's share of supported sentences (None: no sentence it could read)."""
-        rows = [r for r in self.crude if r.support is not None]
-        return sum(r.verdict == "supported" for r in rows) / len(rows) if rows else None
+        """The crude check's share of supported sentences; None when it has none: no sentence,
+        or one it stops on (no Arabic word: the program on the page divides by zero and
+        prints no score, so the strip shows none either; round 55)."""
+        rows = self.crude
+        if not rows or any(r.support is None for r in rows):
+            return None
+        return sum(r.verdict == "supported" for r in rows) / len(rows)
 
 
 def run(source: str, answer: str, threshold: float) -> Result:
@@ -316,11 +320,14 @@ def strip_html(result: Result, text: Mapping, lang: str, previous: float | None)
     if previous is not None and report.score is not None and abs(previous - report.score) > 1e-9:
         change = f'<span class="mz-was">{num(previous)} → </span>'
     ratio = f" = {n['supported']} ÷ {scored}" if scored else ""
+    # the crude program stops on a sentence with no Arabic word: "—", and why on hover
+    crashed = (f' title="{escape_html(words["crude_error"])}"'
+               if any(r.support is None for r in result.crude) else "")
     share = escape_html(isolate(words["supported_count"], lang))
     items = [
         (words["score"], f'<bdi dir="ltr" class="mz-score" title="{share}">{change}'
                          f"<b>{num(report.score)}</b>{ratio}</bdi>"),
-        (words["crude_score"], f'<bdi dir="ltr">{num(result.crude_score)}</bdi>'),
+        (words["crude_score"], f'<bdi dir="ltr"{crashed}>{num(result.crude_score)}</bdi>'),
     ]
     spans = "".join(f'<span class="mz-fa-strip-item">{escape_html(isolate(label, lang))} {value}'
                     "</span>" for label, value in items)

@@ -766,8 +766,9 @@ def readings_section(ov: logic.Overview, words) -> None:
             elif key == "kind":
                 values[key] = Markup(c["kinds"][str(value)]["name"])
             elif key in ("bm25_wins", "dense_wins", "ties"):
-                # «في سؤال واحد منها», not «في 1 منها» (round 51)
-                values[key] = Markup(logic.count_form(int(value), c["counts"]["questions_gen"]))
+                # counts the texts write their own way ("on 2 questions"; in Arabic a tally,
+                # which reads right for 0 and 1 too: «وما تساويا فيه: 0», rounds 51 and 55)
+                values[key] = int(value)
             elif key in ("n", "total", "nothing", "wins"):
                 values[key] = Markup(str(value))
             elif isinstance(value, float):
@@ -904,9 +905,11 @@ def status_section(own: dict) -> None:
             "seconds": Markup(fmt_num(job.elapsed, 1, digits="latn"))})))
     if job is not None and job.max_tokens is not None and not job.error:
         reads = fill(words["dense_reads"], {"tokens": job.max_tokens})
-        if job.vectors is not None:
+        if job.vectors is not None and job.cut:
             reads += " " + fill(words["dense_cut"], {"cut": job.cut, "passages": Markup(
                 logic.count_form(job.total, c["counts"]["passages_gen"]))})
+        elif job.vectors is not None:
+            reads += " " + words["dense_cut_none"]
         st.caption(layout.label(reads))
 
 
