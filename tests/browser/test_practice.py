@@ -5,6 +5,7 @@ and a clear note when the browser cannot store anything."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -48,6 +49,20 @@ def stored(page: Page) -> dict | None:
     return json.loads(text) if text else None
 
 
+def on_disk(profile, data: bytes, timeout_s: float = 30) -> None:
+    """Wait until Chromium has written ``data`` into the profile's localStorage files. It
+    writes them a few seconds after a change (batched), and a browser closed sooner can lose
+    the last ones: once in CI (session 14) the restart found the record of the first answer
+    (0/1), not of the third. A person's browser stays open that long; the test waits for it."""
+    deadline = time.monotonic() + timeout_s
+    folder = profile / "Default" / "Local Storage" / "leveldb"
+    while time.monotonic() < deadline:
+        if any(data in f.read_bytes() for f in folder.glob("*") if f.is_file()):
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"Chromium never wrote {data!r} under {folder}")
+
+
 def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path):
     ex = exercises.generate("precision", 7, lang="en")
     assert round(ex.answer, 4) == 0.1667
@@ -78,6 +93,7 @@ def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path)
 
         page.reload()  # a reload: a new Streamlit session, the browser's copy comes back
         expect(precision_row(page)).to_contain_text("1/3", timeout=30_000)
+        on_disk(profile, b'"attempts":3')
     finally:
         context.close()
 
