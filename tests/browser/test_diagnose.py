@@ -55,7 +55,7 @@ def test_label_check_and_measure_retrieval(page, app_url):
     page.get_by_role("button", name="Check").first.click()
     step = page.locator(".st-key-dg-step-1")
     expect(step.locator("[data-testid=stAlertContentWarning]")).to_contain_text(
-        "4 of 5 questions match the answer key")
+        "match the answer key on 4 of 5 questions")
     expect(step).to_contain_text("is an expired memo about a closure in 2021")
     page.get_by_role("button", name="Next step").click()
     step = page.locator(".st-key-dg-step-2")
