@@ -109,7 +109,7 @@ def test_the_right_labels_and_picks_get_the_right_feedback():
     assert "Right: retrieval failed on" in alerts(at)
     assert "With your own labels" not in alerts(at)
     pills(at, "st").set_value(3).run()
-    assert "Every sentence judged as in the answer key." in alerts(at)
+    assert "You judged every sentence as the answer key does." in alerts(at)
 
 
 def test_steps_stay_closed_until_the_earlier_one_is_checked():

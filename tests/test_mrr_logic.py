@@ -197,7 +197,8 @@ def test_counter_example():
 def test_test_words_and_chart():
     res = logic.comparison(SEED)
     words = logic.test_words(res)
-    assert words["in_100"] == 43 and words["patterns"] == 32 and words["ci_has_zero"]
+    assert words["in_100"] == 50 and words["p_test"] == "rand"   # the exact test's p, in words
+    assert words["patterns"] == 32 and words["ci_has_zero"]
     spec = logic.deltas_chart(res, LABELS)
     json.dumps(spec)                                   # a plain, serialisable Vega-Lite dict
     assert "data" not in spec                          # per layer: Streamlit sends it as it is

@@ -125,3 +125,19 @@ def test_the_pool_is_the_current_systems_top_10():
                 if (e.question.id, pid) not in judged[e.corpus_lang]]
     assert unjudged == []
     assert len(entries) == 80 and min(len(e.passages) for e in entries) >= 10
+
+
+def test_every_assessor_note_is_in_its_corpus_language():
+    """/retrieve prints the note beside a judgment, on the page of the corpus's language: a note
+    in the Arabic file is Arabic prose (ids and numbers may be Latin), and the English file's
+    notes have no Arabic."""
+    import re
+
+    arabic = re.compile(r"[\u0600-\u06FF]")
+    for lang in LANGUAGES:
+        lines = (CORPUS_DIR / f"judgments.{lang}.tsv").read_text(encoding="utf-8").splitlines()[1:]
+        rows = (line.split("\t") for line in lines if line and not line.startswith("#"))
+        notes = [row[3] for row in rows if len(row) > 3 and row[3]]
+        assert notes
+        wrong = [n for n in notes if bool(arabic.search(n)) != (lang == "ar")]
+        assert wrong == [], lang
