@@ -5,6 +5,8 @@ and a clear note when the browser cannot store anything."""
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -48,6 +50,31 @@ def stored(page: Page) -> dict | None:
     return json.loads(text) if text else None
 
 
+def written_to_disk(profile: Path, text: str, timeout_s: float = 15) -> None:
+    """Wait until Chromium has written ``text`` into the profile's localStorage files.
+
+    Chromium commits localStorage changes in batches: 5 s after the first, and then at most
+    one commit a minute per origin. A browser closed within that minute must flush them as it
+    shuts down, and a headless Chromium on a loaded machine once lost them (CI, session 14:
+    the restart read the first answer's record, 0/1). Closing the page commits at once
+    (measured: the last tab of an origin gone, the record is on disk within 0.2 s), as
+    closing the tab does in a person's browser; this waits for that write. Values are
+    stored as Latin-1 or UTF-16, uncompressed in LevelDB's log."""
+    needles = (text.encode("latin-1"), text.encode("utf-16-le"))
+    folder = profile / "Default" / "Local Storage" / "leveldb"
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        for f in folder.glob("*"):
+            try:
+                data = f.read_bytes()
+            except OSError:  # LevelDB renames and deletes its files as it compacts
+                continue
+            if any(n in data for n in needles):
+                return
+        time.sleep(0.2)
+    raise AssertionError(f"Chromium never wrote {text!r} under {folder}")
+
+
 def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path):
     ex = exercises.generate("precision", 7, lang="en")
     assert round(ex.answer, 4) == 0.1667
@@ -78,6 +105,8 @@ def test_wrong_then_right_reload_and_browser_restart(browser, app_url, tmp_path)
 
         page.reload()  # a reload: a new Streamlit session, the browser's copy comes back
         expect(precision_row(page)).to_contain_text("1/3", timeout=30_000)
+        page.close()  # the tab closed first, as a person does: Chromium commits the record now
+        written_to_disk(profile, '"attempts":3')
     finally:
         context.close()
 
