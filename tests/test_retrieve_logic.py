@@ -267,8 +267,9 @@ TEXT = "\n\n".join(
 
 def test_every_upload_error_has_a_message_in_both_languages():
     keys = set(CORPUS_MESSAGES) - {"bad_corpus", "embeddings_stale"} | {
-        "too_large", "binary_file", "utf16", "not_utf8", "empty_file", "missing_column",
-        "wrong_column_count", "empty_id", "no_rows", "unknown_format", "unreadable_file"}
+        "too_large", "too_large_unzipped", "binary_file", "utf16", "not_utf8", "empty_file",
+        "missing_column", "wrong_column_count", "empty_id", "no_rows", "unknown_format",
+        "unreadable_file"}
     for lang in ("ar", "en"):
         texts = load_content("retrieve", lang)["errors"]
         assert keys <= set(texts), keys - set(texts)
@@ -292,6 +293,21 @@ def test_bad_uploads_get_a_keyed_message_with_the_line(data, name, key, line):
         message = logic.error_message(err, content["errors"], content["error_words"])
         assert message != content["errors"]["unknown"]
         assert (at_line in message) == (line is not None)
+
+
+def test_a_gzip_too_large_once_uncompressed_is_said_with_the_limit():
+    """Round 58: the page gunzips an upload, and one over the limit once uncompressed got
+    'The file could not be read.'"""
+    import gzip
+
+    data = gzip.compress(b"Annual leave is 21 days. " * 200_000)  # 5 MB of text, 10 KB zipped
+    with pytest.raises(metrics.FormatError) as caught:
+        logic.parse(data, "big.txt", Chunking())
+    assert caught.value.key == "too_large_unzipped"
+    for lang, limit in (("en", "2 MB"), ("ar", "2")):
+        content = load_content("retrieve", lang)
+        message = logic.error_message(caught.value, content["errors"], content["error_words"])
+        assert message != content["errors"]["unknown"] and limit in message, message
 
 
 def test_too_many_passages_is_said_with_the_limit():

@@ -502,7 +502,7 @@ def error_message(err: metrics.FormatError, texts: Mapping[str, str],
     then the problem with its values (anything from the file is escaped by ``fill``)."""
     values: dict[str, object] = {}
     for key, value in err.params.items():
-        if key in ("size", "limit") and err.key == "too_large":
+        if key in ("size", "limit") and err.key in ("too_large", "too_large_unzipped"):
             values[key] = fmt_size(value, words["units"]["megabytes"],
                                    round_up=key == "size")
         elif key == "kind":

@@ -755,14 +755,15 @@ def deltas_section(s: state.UrlState, ov: logic.Overview, words) -> None:
 def readings_section(ov: logic.Overview, words) -> None:
     layout.markdown(f"**{words['reading_heading']}**")
     texts = words["reading"]
+    short = c["systems"]["short"]  # as the fixed text of these sentences names them
     lines = []
     for reading in ov.readings:
         values = {}
         for key, value in reading.values.items():
             if key in ("best", "favoured", "other"):
-                values[key] = name(str(value))
+                values[key] = Markup(short[str(value)])
             elif key == "tied":
-                values[key] = list_and(Markup(NAMES[s]) for s in value)
+                values[key] = list_and(Markup(short[s]) for s in value)
             elif key == "kind":
                 values[key] = Markup(c["kinds"][str(value)]["name"])
             elif key in ("bm25_wins", "dense_wins", "ties"):
