@@ -74,7 +74,7 @@ def test_an_edited_ranking_changes_the_table_and_the_regression_callout():
     at.query_params["h"] = SEED_H.replace("d5-d7-d1", "d7-d5-d1")    # q5: d7 back on top
     at.run()
     page = page_text(at)
-    assert "| q5 | 1.00 | 1.00 | 0.00 | = same |" in page
+    assert "| q5 | 1.00 | 1.00 | 0.00 | = the same |" in page
     assert "No question got worse with hybrid on RR@3" in callout(at)
     assert "hybrid is better on 2, the same on 3 and worse on 0" in callout(at)
     assert "| `hybrid` | **1.00** | **1.00** | **1.00** |" in page

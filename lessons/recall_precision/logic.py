@@ -86,7 +86,8 @@ def worked_values() -> dict[str, float]:
         "recall_at_3": metrics.recall(r, q, 3), "recall_at_5": metrics.recall(r, q, 5),
         "precision_at_3": metrics.precision(r, q, 3),
         "precision_at_5": metrics.precision(r, q, 5),
-        "hit_at_3": metrics.hit_rate(r, q, 3), "f1_at_3": metrics.f1(r, q, 3),
+        "hit_at_3": int(metrics.hit_rate(r, q, 3)),  # 1 or 0, as the text says
+        "f1_at_3": metrics.f1(r, q, 3),
         "rr": metrics.reciprocal_rank(r, q, 3), "r_precision": metrics.r_precision(r, q),
     }
 
