@@ -197,6 +197,54 @@ def test_the_links_panel_holds_still_as_it_is_scrolled_to(browser, app_url, lang
         context.close()
 
 
+# The rankings' height in every frame until ``window.__mzStop`` is set.
+HEIGHTS_JS = """(sel) => { window.__mzHeights = []; window.__mzStop = false;
+  const tick = () => { const el = document.querySelector(sel);
+    window.__mzHeights.push(el ? Math.round(el.getBoundingClientRect().height) : -1);
+    if (!window.__mzStop) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+
+
+@pytest.mark.parametrize(("lang", "width"), [("ar", 1280), ("en", 390)])
+def test_a_grade_click_does_not_shrink_the_rankings_for_a_frame(browser, app_url, lang, width):
+    """A click on a grade redraws the three rankings (the grade shows on its passage). Before
+    session 15 the redraw dropped the settled layout: every passage out of view fell back to
+    its placeholder height until the browser was idle, and the rankings were ~100 px shorter
+    for a few frames, so the judging panel under the pointer jumped up and back."""
+    texts = {"ar": AR, "en": EN}[lang]
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/retrieve?lang={lang}&q=own")
+        box = page.get_by_label(texts["controls"]["typed"])
+        expect(box).to_be_visible(timeout=60_000)
+        box.fill({"ar": "هل يمكنني ترحيل أيام الإجازة غير المستعملة؟",
+                  "en": "Can I carry over unused annual leave?"}[lang])
+        box.press("Enter")
+        expect(page.locator(f"{RANKING.format('hybrid')} .mz-rt-item").first).to_be_visible(
+            timeout=30_000)
+        page.wait_for_function(IDLE_JS, timeout=30_000)
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(LAID_OUT_JS, timeout=5_000)
+        judge = page.locator(".st-key-rt-one-judge")
+        grade = judge.get_by_role("radio", name=texts["judge"]["grades"]["3"])
+        open_expander(page, judge, ready=grade)
+        page.wait_for_function(IDLE_JS, timeout=30_000)
+        rankings = page.locator("#rt-one-rankings")
+        before = round(rankings.bounding_box()["height"])
+        page.evaluate(HEIGHTS_JS, "#rt-one-rankings")
+        grade.click()
+        page.wait_for_function("() => document.querySelector('.mz-rt-g3') !== null",
+                               timeout=30_000)
+        page.wait_for_timeout(1500)  # past the browser's idle time: the settled layout is back
+        heights = page.evaluate("() => { window.__mzStop = true; return window.__mzHeights; }")
+        after = round(rankings.bounding_box()["height"])
+        assert len(heights) > 10
+        assert min(heights) >= min(before, after) - 2, (before, after, heights)
+    finally:
+        context.close()
+
+
 @pytest.mark.parametrize(("lang", "width"), [("ar", 390), ("en", 390), ("ar", 1280)])
 def test_no_sideways_scroll_of_the_page(browser, app_url, lang, width):
     context = browser.new_context(viewport={"width": width, "height": 900})

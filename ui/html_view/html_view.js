@@ -42,21 +42,20 @@ export default function mountHtmlView(component) {
   const template = document.createElement("template");
   template.innerHTML = html;
   clean(template.content);
-  host.classList.remove("mz-settled");
   host.replaceChildren(template.content);
   SHOWN.set(host, html);
-  settleWhenIdle(host, html);
+  if (!host.classList.contains("mz-settled")) settleWhenIdle(host);
   return undefined;
 }
 
 // The page's CSS may let the browser skip laying out what is out of view in the first frame
 // (/retrieve's passages: content-visibility). Once the browser is idle, "mz-settled" lets it lay
 // out the rest, so the page stops changing height while someone scrolls it and an element
-// below does not move under the pointer as it comes into view.
-function settleWhenIdle(host, html) {
-  const settle = () => {
-    if (SHOWN.get(host) === html) host.classList.add("mz-settled");
-  };
+// below does not move under the pointer as it comes into view. A host keeps it for every later
+// redraw: dropped, a grade click made the rankings ~100 px shorter for a few frames (the
+// unseen passages back at their placeholder height), and the panel under the pointer jumped.
+function settleWhenIdle(host) {
+  const settle = () => host.classList.add("mz-settled");
   if (window.requestIdleCallback) window.requestIdleCallback(settle, { timeout: 1000 });
   else window.setTimeout(settle, 200);
 }
