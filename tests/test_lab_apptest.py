@@ -89,7 +89,7 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
     assert "How to read the table" in text
     # said once, by the report's note (the page's paragraph repeated it until round 52)
     assert text.count("marks a run significantly better than the run with that letter") == 1
-    assert "Holm–Bonferroni correction over 5 comparisons" in text
+    assert "Holm–Bonferroni correction over all comparisons (5)" in text
     tests = frame_with(at, "p, randomization (Holm)")
     assert list(tests["measure"]) == ["P@3", "R@3", "RR@3", "AP@3", "nDCG@3"]
     # Judged@3 low
@@ -98,7 +98,7 @@ def test_example_gives_the_seed_table_markers_note_and_the_pair():
     at.selectbox(key="lab-chart-measure").set_value("RR@3").run()
     text = markdown_text(at)
     assert "hybrid beats vector on **2**, ties on **2** and loses on **1**" in text
-    assert "p = 0.4310" in text                         # paired t-test on RR (FIELD-NOTES)
+    assert "answers p = 0.4310" in text                 # paired t-test on RR (FIELD-NOTES)
     assert "95 % bootstrap interval" in text            # the card names its confidence
     regressions = frame_with(at, "hybrid − vector")
     assert list(regressions.index) == ["q5"]
@@ -261,6 +261,9 @@ def test_a_clear_win_without_regressions_does_not_send_you_to_read_them():
     shown = alert_text(at)
     assert words["clear_randomization"].split(":")[0] in shown
     assert words["still_regressions"] not in shown
+    # the plain words say the t-test has no p here (round 59: they said "answers p = —")
+    text = markdown_text(at)
+    assert words["t_no_answer"] in text and "p = —" not in text
     paste(at, "runs", once)
     at.selectbox(key="lab-pair").set_value("once").run()
     shown = alert_text(at)

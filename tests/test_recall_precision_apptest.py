@@ -29,11 +29,25 @@ def text(at: AppTest) -> str:
 
 
 @pytest.mark.parametrize("lang", ["ar", "en"])
+def test_at_k_1_the_meanings_speak_of_the_first_chunk(lang):
+    """Round 59: at k = 1 (try-it step 2) the Arabic read «أول 1» ('the first 1')."""
+    at = run({"lang": lang, "k": "1"})
+    page = re.sub("[\u2066-\u2069]", "", text(at))
+    content = load_content("recall_precision", lang)
+    # the seed ranking opens on d7, not relevant
+    assert content["interactive"]["hit_no_k1"].split("{{")[0][:20] in page
+    assert "HitRate@1 = 0" in page
+    for sentence in content["try_it"]["meanings_k1"].values():
+        assert sentence.split("{{")[0][:25] in page
+    assert "أول 1" not in page and "top 1" not in page and "the 1 chunk" not in page
+
+
+@pytest.mark.parametrize("lang", ["ar", "en"])
 def test_opens_on_the_seed_example(lang):
     at = run({"lang": lang})
     page = text(at)
     for formula in ("recall@3 = 1 / 2 = 0.50", "precision@3 = 1 / 3 = 0.33",
-                    "HitRate@3 = 1.00", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
+                    "HitRate@3 = 1", "F1@3 = 2 × 1 / (3 + 2) = 0.40",
                     "RR@3 = 1 / 2 = 0.50"):
         assert formula in page
     assert "[1 > 0]" not in page          # HitRate in words, not in Iverson brackets

@@ -565,7 +565,11 @@ def pair_section(cmp, measure: str):
         (cmp_text["p_t"], logic.p_text(view.p_ttest)),
         (cmp_text["p_rand"], logic.p_text(view.p_randomization)),
     ])
-    layout.markdown(cmp_text["words"], {**logic.compare_words(view), **names})
+    words = logic.compare_words(view)
+    # the t-test has no p when every query moved by the same amount (no spread)
+    t_answer = Markup(fill(cmp_text["t_answers" if view.p_ttest is not None else "t_no_answer"],
+                           words))
+    layout.markdown(cmp_text["words"], {**words, **names, "t_answer": t_answer})
     verdict = logic.compare_verdict(view, logic.adjusted_p(cmp, run, measure))
     shown = fill(cmp_text[verdict], names)
     if verdict.startswith("clear") and not view.regressions.empty:

@@ -86,16 +86,17 @@ def interactive() -> None:
         for row in rows])], where=strip)
     names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
     # Each rule in words, then the same rule with the learner's own numbers (LTR, own line).
-    layout.markdown("\n".join(f"- **{names[row.key]}**: {formulas[row.key]}<br>{_formula(row)}"
-                              for row in rows), logic.counts(sc))
+    layout.markdown("\n".join(
+        f"- **{names[row.key]}**: {formulas[row.key]}<br>{_formula(row, sc.k)}" for row in rows),
+        logic.counts(sc))
     if not sc.judged:
         st.info(layout.label(labels["recall_undefined"]))
     # a list shorter than k: the empty places are misses, not noise the model reads
     short = len(sc.order) < sc.k
-    meanings = "\n".join(
-        f"- **{names[key]}** — "
-        f"{c['try_it']['meanings'][key + '_short' if short and key == 'precision' else key]}"
-        for key in logic.MEASURE_KEYS)
+    texts = dict(c["try_it"]["meanings_k1" if sc.k == 1 else "meanings"])
+    if short:
+        texts["precision"] = c["try_it"]["meanings"]["precision_short"]
+    meanings = "\n".join(f"- **{names[key]}** — {texts[key]}" for key in logic.MEASURE_KEYS)
     with st.expander(layout.label(labels["meanings_heading"])):
         layout.markdown(meanings, logic.counts(sc))
 
@@ -132,12 +133,13 @@ def _chart_words() -> dict[str, str]:
     return {key: charts.text(labels[key]) for key in keys}
 
 
-def _formula(row: logic.MetricRow) -> str:
+def _formula(row: logic.MetricRow, k: int) -> str:
     """The rule with the learner's numbers; HitRate in words (0 or 1), not in symbols."""
     value = fmt_num(row.value, 2, digits="latn")
-    if row.key == "hit_rate":
-        words = c["interactive"]["hit_yes" if row.value else "hit_no"]
-        return f"{words}{layout.formula(f'{row.label} = {value}')}"
+    if row.key == "hit_rate":  # 1 or 0, as the text says
+        words = c["interactive"][("hit_yes" if row.value else "hit_no")
+                                 + ("_k1" if k == 1 else "")]
+        return f"{words}{layout.formula(f'{row.label} = {int(row.value)}')}"
     if not row.denominator:                        # RR with no relevant document
         return layout.formula(f"{row.label} = 0")
     return layout.formula(f"{row.label} = {row.numerator} / {row.denominator} = {value}")
