@@ -260,10 +260,12 @@ _VALUE: tuple[tuple[str, tuple[str, ...], Callable], ...] = (
     ("not_normalised", ("ndcg",), _slip(normalised=False)),
     ("exponential_gain", GRADED, _slip(gain="exponential")),
     ("ideal_not_cut", ("idcg", "ndcg"), _slip(ideal_cut=False)),
+    # before log2(i): at k = 2 the two give the same number, and forgetting the discount is the
+    # more basic slip (round 62: a learner who forgot it was told of J&K's original formula)
+    ("no_discount", GRADED, _slip(weight=WEIGHTS["no_discount"])),
     ("discount_log2_i", GRADED, _slip(weight=WEIGHTS["discount_log2_i"])),
     ("discount_log2_i_plus_2", GRADED, _slip(weight=WEIGHTS["discount_log2_i_plus_2"])),
     ("discount_ln", GRADED, _slip(weight=WEIGHTS["discount_ln"])),
-    ("no_discount", GRADED, _slip(weight=WEIGHTS["no_discount"])),
     ("ndcg_inverted", ("ndcg",), _slip(inverted=True)),
     ("off_by_one_k", (*BINARY, *GRADED), _off_by_one),
 )

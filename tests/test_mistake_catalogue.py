@@ -176,3 +176,17 @@ def test_a_known_slip_outside_0_to_1_is_named_before_the_range():
     assert mistakes.diagnose_sentences(report, 2.0) == "faith_count_not_share"
     assert mistakes.diagnose_sentences(report, 1.5) == "out_of_range"
     assert mistakes.diagnose_mean("mrr", [(RANKING, QRELS)], 3.7) == "out_of_range"
+
+
+def test_forgetting_the_discount_is_named_before_log2_i_when_they_tie():
+    """At k = 2, 1 / log2(2) = 1: "divided by log2(i)" and "no discount" give the same number.
+    Round 62: the learner who simply forgot the discount was told of J&K's original formula."""
+    from teaching import exercises
+
+    ex = exercises.generate("ndcg", 17, lang="en")
+    assert ex.k == 2
+    grades = [3, 1]  # any ranking: at k = 2 both slips agree
+    no_discount = mistakes.diagnose("dcg", ["a", "b"], dict(zip("ab", grades, strict=True)),
+                                    2, 3 + 1, 1e-4)
+    assert no_discount == "no_discount"
+    assert exercises._diagnose(ex, 0.3333) == "no_discount"
