@@ -182,11 +182,11 @@ def test_forgetting_the_discount_is_named_before_log2_i_when_they_tie():
     """At k = 2, 1 / log2(2) = 1: "divided by log2(i)" and "no discount" give the same number.
     Round 62: the learner who simply forgot the discount was told of J&K's original formula."""
     from teaching import exercises
+    from teaching.cases import Attempt
 
+    # DCG@2 of grades [3, 1]: 3 + 1 / log2(3) = 3.63; with no discount, or with log2(i), 4
+    assert mistakes.diagnose("dcg", ["a", "b"], {"a": 3, "b": 1}, 2, 4.0, 1e-4) == "no_discount"
+    # what a learner sees: nDCG@2 of practice seed 17 typed without the discount
     ex = exercises.generate("ndcg", 17, lang="en")
     assert ex.k == 2
-    grades = [3, 1]  # any ranking: at k = 2 both slips agree
-    no_discount = mistakes.diagnose("dcg", ["a", "b"], dict(zip("ab", grades, strict=True)),
-                                    2, 3 + 1, 1e-4)
-    assert no_discount == "no_discount"
-    assert exercises._diagnose(ex, 0.3333) == "no_discount"
+    assert exercises.check(ex, "0.3333") == Attempt("wrong", 0.3333, "no_discount")
