@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
-__all__ = ["FAMILIES", "MEASURES", "Measure", "family", "keys", "name", "words"]
+__all__ = ["FAMILIES", "MEASURES", "Measure", "decimals", "family", "keys", "name", "words"]
 
 FAMILIES = ("binary", "ap", "mrr", "graded", "faithfulness")
 DEFAULT_TOLERANCE = 0.005
@@ -31,6 +31,7 @@ class Measure:
     # its name in words by language («الاستدعاء»), and its mean's ("Mean reciprocal rank")
     words: Mapping[str, str] = field(default_factory=dict, hash=False)
     mean_words: Mapping[str, str] = field(default_factory=dict, hash=False)
+    whole: bool = False           # one question's value is a whole number (HitRate: 0 or 1)
 
     def name(self, k: int | None = None, *, mean: bool = False) -> str:
         """``"nDCG@5"``; ``"MAP@3"`` for AP's mean; ``"MRR"``: the label, ``@k`` when given."""
@@ -48,7 +49,8 @@ def _load() -> dict[str, Measure]:
                            float(spec.get("tolerance", DEFAULT_TOLERANCE)),
                            frozenset(spec["headline"]), spec.get("registry"),
                            spec.get("mean_label"), MappingProxyType(dict(spec.get("name", {}))),
-                           MappingProxyType(dict(spec.get("mean_name", {}))))
+                           MappingProxyType(dict(spec.get("mean_name", {}))),
+                           bool(spec.get("whole", False)))
     return out
 
 
@@ -67,6 +69,12 @@ def family(key: str) -> str:
 def name(key: str, k: int | None = None, *, mean: bool = False) -> str:
     """How a page writes measure ``key``: ``name("precision", 3)`` → ``"precision@3"``."""
     return MEASURES[key].name(k, mean=mean)
+
+
+def decimals(key: str, *, mean: bool = False) -> int:
+    """How many decimals a page shows of one value of measure ``key``: none for a question's
+    HitRate (a hit or not: ``1``, not ``1.00``), two otherwise and for every mean."""
+    return 0 if MEASURES[key].whole and not mean else 2
 
 
 def words(key: str, lang: str, *, mean: bool = False) -> str:

@@ -11,7 +11,7 @@ from lessons.recall_precision import logic
 from teaching import exercises as E
 from teaching import mistakes
 from tests.apptest_helpers import alert_text as alerts
-from tests.apptest_helpers import open_lesson
+from tests.apptest_helpers import open_lesson, strip_values
 from text.i18n import load_content
 
 PAGE = "lessons/recall_precision/page.py"
@@ -70,6 +70,16 @@ def test_k_slider_updates_every_metric_and_the_url():
     page = text(at)
     assert "recall@5 = 2 / 2 = 1.00" in page and "precision@5 = 2 / 5 = 0.40" in page
     assert at.query_params["k"] == "5"
+
+
+def test_the_strip_shows_a_questions_hit_rate_as_a_whole_number():
+    """A question's HitRate is a hit or not: the strip shows 0 and 1, not 0.00 and 1.00; its
+    change reads 0 → 1 (the other measures keep two decimals)."""
+    at = run({"k": "1"})
+    assert strip_values(at)["hit_rate"] == ("0", "")
+    assert strip_values(at)["recall"][0] == "0.00"
+    next(s for s in at.slider if s.key.startswith("recall_precision.k")).set_value(2).run()
+    assert strip_values(at)["hit_rate"] == ("1", "0 → 1")
 
 
 def test_relevant_first_and_reset_buttons():

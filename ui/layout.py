@@ -362,11 +362,13 @@ class Metric:
 
 
 def measure(key: str, value: float | None, *, k: int | None = None, mean: bool = False,
-            decimals: int = 2, ident: str | None = None) -> Metric:
+            decimals: int | None = None, ident: str | None = None) -> Metric:
     """A :class:`Metric` named from the one place measure names live (``teaching.measures``):
-    ``measure("recall", 0.5, k=3)`` is «الاستدعاء recall@3» on an Arabic page."""
+    ``measure("recall", 0.5, k=3)`` is «الاستدعاء recall@3» on an Arabic page; its decimals
+    come from there too unless given (a question's HitRate is ``1``, not ``1.00``)."""
+    places = measures.decimals(key, mean=mean) if decimals is None else decimals
     return Metric(ident or key, measures.words(key, current_lang(), mean=mean),
-                  measures.name(key, k, mean=mean), value, decimals)
+                  measures.name(key, k, mean=mean), value, places)
 
 
 def _strip_state(key: str, values: dict[str, str]) -> dict[str, Any]:

@@ -196,7 +196,6 @@ def interactive() -> None:
     rows = logic.question_rows(sc)
     row = rows[qi]
     avg = logic.means(sc, rows)
-    # This question's numbers for each system, then MRR over the five questions.
     # This question's numbers for each system (then MRR over the five questions: one question
     # of the reader's own has no mean to show).
     layout.metrics_strip(FOLDER, [
