@@ -320,12 +320,27 @@ _SENTENCES: tuple[tuple[str, Callable[[Sentences], float | None]], ...] = (
 
 # The faithfulness score is supported ÷ scored sentences ("not_scored" ones, with no claim, left
 # out; "check" ones, a changed number or a flipped negation, not supported): slips of it.
+def _check_counted_supported(v: Sequence[str]) -> float | None:
+    return _ratio(_verdict_count(v, "supported", "check"), _scored(v))
+
+
+def _check_left_out(v: Sequence[str]) -> float | None:
+    return _ratio(_verdict_count(v, "supported"), _verdict_count(v, "supported", "unsupported"))
+
+
+def _check_either_way(v: Sequence[str]) -> float | None:
+    """With no unsupported sentence, counting the "check" sentences as supported and leaving
+    them out give the same number (1): the feedback cannot tell which was done, so it names
+    both rather than blame the learner for one they may not have made."""
+    both = _check_counted_supported(v)
+    return both if both is not None and both == _check_left_out(v) else None
+
+
 _VERDICTS: tuple[tuple[str, Callable[[Sequence[str]], float | None]], ...] = (
     ("faith_not_scored_counted", lambda v: _ratio(_verdict_count(v, "supported"), len(v))),
-    ("faith_check_counted_supported", lambda v: _ratio(
-        _verdict_count(v, "supported", "check"), _scored(v))),
-    ("faith_check_left_out", lambda v: _ratio(
-        _verdict_count(v, "supported"), _verdict_count(v, "supported", "unsupported"))),
+    ("faith_check_either_way", _check_either_way),
+    ("faith_check_counted_supported", _check_counted_supported),
+    ("faith_check_left_out", _check_left_out),
     ("faith_count_not_share", lambda v: float(_verdict_count(v, "supported"))),
     ("faith_unsupported_share", lambda v: _ratio(
         _scored(v) - _verdict_count(v, "supported"), _scored(v))),

@@ -169,11 +169,26 @@ def test_every_fact_says_its_number_with_an_agreeing_noun():
     (["supported", "not_scored", "check", "unsupported"], "faith_not_scored_counted", 1 / 4),
     (["supported", "not_scored", "check", "unsupported"], "faith_check_counted_supported", 2 / 3),
     (["supported", "check", "unsupported"], "faith_check_left_out", 1 / 2),
+    (["supported", "check", "not_scored"], "faith_check_either_way", 1.0),
     (["supported", "supported", "check"], "faith_count_not_share", 2.0),
     (["supported", "check", "unsupported"], "faith_unsupported_share", 2 / 3),
 ])
 def test_faithfulness_wrong_formulas(verdicts, key, value):
     assert mistakes.FAITHFULNESS_MISTAKES[key](verdicts) == pytest.approx(value)
+
+
+def test_the_two_ways_of_not_counting_a_check_are_named_apart_when_they_differ():
+    """With an unsupported sentence, counting a check as supported (2/3) and leaving it out
+    (1/2) give different numbers: each is named alone, and the 'either way' text is not."""
+    verdicts = ["supported", "check", "unsupported"]
+    assert mistakes.FAITHFULNESS_MISTAKES["faith_check_either_way"](verdicts) is None
+    source = "The main library opens at 8 in the morning. The training course lasts 4 weeks."
+    answer = ("The main library opens at 8 in the morning. The training course lasts 6 weeks. "
+              "Parking is free for every visitor on weekends.")
+    report = faithfulness.check(answer, source)
+    assert [s.verdict for s in report.sentences] == ["supported", "check", "unsupported"]
+    assert mistakes.diagnose_faithfulness(report, 2 / 3) == "faith_check_counted_supported"
+    assert mistakes.diagnose_faithfulness(report, 1 / 2) == "faith_check_left_out"
 
 
 def test_faithfulness_diagnosis_on_a_real_report():
@@ -185,7 +200,8 @@ def test_faithfulness_diagnosis_on_a_real_report():
     assert report.score == 0.5
     assert mistakes.diagnose_faithfulness(report, 0.5) == "correct"
     assert mistakes.diagnose_faithfulness(report, 1 / 3) == "faith_not_scored_counted"
-    assert mistakes.diagnose_faithfulness(report, 1.0) == "faith_check_counted_supported"
+    # no unsupported sentence: counting the check as supported and leaving it out both give 1
+    assert mistakes.diagnose_faithfulness(report, 1.0) == "faith_check_either_way"
     assert mistakes.diagnose_faithfulness(report, 50) == "percent_not_fraction"
 
 
