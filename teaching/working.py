@@ -79,7 +79,10 @@ def feedback_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
 
 
 def _values(ex: Exercise, lang: str) -> dict[str, Any]:
-    values: dict[str, Any] = {"answer": round(ex.answer, 4), "k": ex.k}
+    answer = round(ex.answer, 4)
+    # a whole answer reads as the working above it does: "= 1", not "= 1.0"
+    values: dict[str, Any] = {"answer": int(answer) if answer.is_integer() else answer,
+                              "k": ex.k}
     if ex.kind == "predict":
         return values | _predict_values(ex, lang)
     family = measures.family(ex.metric)

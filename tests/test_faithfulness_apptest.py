@@ -177,6 +177,15 @@ def test_a_long_paste_is_checked_and_capped():
     assert page.count('class="mz-crude-pct"') == 40 and cards(at).count('class="mz-claim') == 40
 
 
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_a_paste_past_the_cap_says_where_it_is_cut_with_the_number_grouped(lang):
+    """Round 63: the note read 'the first 20000 characters'; prose writes 20,000."""
+    at = run({"lang": lang, "ex": lang})
+    answer_area(at).input("You get 21 working days of annual leave a year. " * 500).run()
+    captions = strip_bidi_controls(" ".join(str(x.value) for x in at.caption))
+    assert not at.exception and "20,000" in captions and "20000" not in captions
+
+
 def _check_exercise(at: AppTest, verdict: str) -> AppTest:
     next(r for r in at.radio if r.key and r.key.startswith("fa-ex-")).set_value(verdict).run()
     return at.button(key="fa-ex-check").click().run()

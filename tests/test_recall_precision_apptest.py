@@ -91,6 +91,19 @@ def test_relevant_first_and_reset_buttons():
     assert "RR@3 = 1 / 2 = 0.50" in text(at)
 
 
+@pytest.mark.parametrize("lang", ["ar", "en"])
+def test_with_nothing_relevant_recall_has_no_value(lang):
+    """Round 63: with nothing marked relevant the rule read 'recall@3 = 0 / 0 = 0.00' under a
+    note saying 0 ÷ 0 means nothing; it now stops at 0 / 0, and the strip shows a dash."""
+    at = run({"r": "d2.0-d4.0-d7.0-d9.0-d1.0", "lang": lang})
+    page = re.sub("[\u2066-\u2069]", "", text(at))
+    assert "recall@3 = 0 / 0" in page and "0 / 0 = 0" not in page
+    assert strip_values(at)["recall"] == ("—", "")
+    assert strip_values(at)["precision"] == ("0.00", "")
+    note = load_content("recall_precision", lang)["try_it"]["labels"]["recall_undefined"]
+    assert note[:20] in alerts(at)
+
+
 def test_a_shared_link_reopens_that_state():
     at = run({"r": "d4.1-d7.0-d2.1-d9.0-d1.0", "k": "1", "x": "d8.1", "lang": "en"})
     page = text(at)

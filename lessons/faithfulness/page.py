@@ -104,7 +104,8 @@ def interactive() -> None:
 def cut_note(text: str, where) -> None:
     """A pasted text longer than the checkers read: say where it is cut."""
     if len(text or "") > logic.MAX_CHARS:
-        where.caption(layout.label(fill(labels["text_cut"], {"n": logic.MAX_CHARS})))
+        # grouped as prose writes it: "20,000" («٢٠٬٠٠٠» with Arabic-Indic digits)
+        where.caption(layout.label(fill(labels["text_cut"], {"n": f"{logic.MAX_CHARS:,}"})))
 
 
 def controls(s: state.UrlState, tag: str, default_source: str) -> tuple[str, float]:

@@ -81,8 +81,10 @@ def interactive() -> None:
 
     sc = scenario(s)
     rows = logic.metric_rows(sc)
+    # RR too: the strip's RR is cut at k. Recall with nothing judged relevant is 0 ÷ 0: a dash,
+    # as the note under the rules says, not trec_eval's 0.
     layout.metrics_strip(FOLDER, [(None, [
-        layout.measure(row.key, row.value, k=sc.k)     # RR too: the strip's RR is cut at k
+        layout.measure(row.key, None if row.denominator == "0" else row.value, k=sc.k)
         for row in rows])], where=strip)
     names, formulas = c["try_it"]["names"], c["try_it"]["formulas"]
     # Each rule in words, then the same rule with the learner's own numbers (LTR, own line).
@@ -142,6 +144,8 @@ def _formula(row: logic.MetricRow, k: int) -> str:
         return f"{words}{layout.formula(f'{row.label} = {int(row.value)}')}"
     if not row.denominator:                        # RR with no relevant document
         return layout.formula(f"{row.label} = 0")
+    if row.denominator == "0":                     # recall with nothing relevant: no value
+        return layout.formula(f"{row.label} = 0 / 0")
     return layout.formula(f"{row.label} = {row.numerator} / {row.denominator} = {value}")
 
 
