@@ -28,11 +28,14 @@ Method (lexical, offline, pure Python; every word list is data, ``faithfulness_w
      (may = can = is allowed to; يجوز = يحق = يمكن; up to = at most; لا يزيد على = بحد أقصى;
      annual = each year; أيام = يوم); a phrase also matches on its own content words;
    - an antonym (excluding, forbidden, يمنع) is its opposite's group plus a negation;
-     غير + word is one word (غير المتزوجين), دون + number is "under" (دون 12 عامًا);
+     غير + word and عدم + verbal noun negate it (غير مدفوعة = not paid), دون + number is
+     "under" (دون 12 عامًا);
    - stop-words and measure nouns (مدة, قيمة, period) are dropped; negators, numbers and
      modals never are.
 5. A claim that opens with a courtesy or framing phrase (thank you, here is, I hope, شكرًا,
-   إليك, يسعدني …) makes no claim. A sentence whose claims all make none is "not_scored".
+   إليك, يسعدني …) makes no claim. An answer word (sure, yes, of course, نعم, بالطبع …) makes
+   none either, but the rest of its claim is judged, comma or not ("Sure you can …"). A
+   sentence whose claims all make none is "not_scored".
 6. Each claim is judged against the single source sentence that holds most of its content
    words (its **evidence**): ``support`` = the share of its content words found there.
    ``support >= threshold`` would be "supported"; any warning turns that into "check":
@@ -83,6 +86,7 @@ import functools
 import itertools
 import re
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -575,12 +579,6 @@ def _units(text: str, offset: int = 0, first_word_at: int | None = None,
             continue
         i += 1
         norm = t.norm
-        if norm in ("غير", "وغير") and i < len(toks) and toks[i].norm not in _STOP:
-            nxt = toks[i]             # غير المتزوجين: one word "unmarried", not a negation
-            units.append(Word(text[t.start - offset:nxt.end - offset], t.start, nxt.end,
-                              "غير " + nxt.lex, "word"))
-            i += 1
-            continue
         if norm in _BELOW and i < len(toks) and _digits_value(toks[i].norm) is not None:
             units.append(Word(t.text, t.start, t.end, _BELOW_KEY, "word", "less than"))
             continue                # دون 12 عامًا: "under 12", not a negation
@@ -650,6 +648,10 @@ _MIN_WORDS = WORDS["claims"]["min_words"]
 _NO_CLAIM = frozenset(tuple(normalize(t.group()) for t in _TOKEN.finditer(p))
                       for p in WORDS["no_claim"]["ar"] + WORDS["no_claim"]["en"])
 _NO_CLAIM_LEN = max(len(p) for p in _NO_CLAIM)
+_OPENERS = frozenset(tuple(normalize(t.group()) for t in _TOKEN.finditer(p))
+                     for p in WORDS["no_claim"]["openers"])
+_OPENER_LEN = max(len(p) for p in _OPENERS)
+_OPENER_CONTINUES = frozenset(normalize(w) for w in _ws(WORDS["no_claim"]["opener_continues"]))
 _LEADING = frozenset(("and", "but", "so", "also"))
 
 
@@ -678,6 +680,18 @@ def _opens_without_claim(norms: list[str]) -> bool:
                for v in variants for k in range(1, min(len(v), _NO_CLAIM_LEN) + 1))
 
 
+def _opener_length(norms: list[str]) -> int:
+    """How many of these words are answer words that open a claim ("Sure", «نعم بالتأكيد»),
+    longest first; 0 when they open with none."""
+    n = 0
+    while True:
+        k = next((k for k in range(min(_OPENER_LEN, len(norms) - n), 0, -1)
+                  if tuple(norms[n:n + k]) in _OPENERS), 0)
+        if not k:
+            return n
+        n += k
+
+
 def _content(units: list[Word]) -> list[Word]:
     """The units that carry content (negators and every/any are judged apart)."""
     return [u for u in units if u.kind not in ("negator", "quantifier")]
@@ -703,7 +717,18 @@ def _claims(answer: str, s: int, e: int) -> list[_Piece]:
         norms = [t.norm for t in own]
         return _Piece(a, b, _units(text, s, first, own), _opens_without_claim(norms), norms)
 
-    pieces = [piece(a, b) for a, b in _pieces(text, s, toks)]
+    pieces = []
+    for a, b in _pieces(text, s, toks):
+        # "Sure you can carry over 10 days": the answer word makes no claim, the rest does
+        own = [t for t in toks if a <= t.start < b]
+        n = _opener_length([t.norm for t in own])
+        rest = (piece(own[n].start, b) if 0 < n < len(own)
+                and own[n].norm not in _OPENER_CONTINUES else None)
+        if rest is None or rest.no_claim or not _content(rest.units):
+            pieces.append(piece(a, b) if n < len(own) else
+                          _Piece(a, b, [], True, [t.norm for t in own]))
+            continue
+        pieces += [_Piece(a, own[n - 1].end, [], True, [t.norm for t in own[:n]]), rest]
     # A short piece (a list item, "and December", a subject before "who …") joins the piece
     # before it, or the one after it when it opens the sentence or a relative clause follows.
     merged: list[_Piece] = []
@@ -858,7 +883,8 @@ def _judge(text: str, start: int, end: int, units: list[Word], norms: list[str],
     if any(u.kind == "number" and u.key not in src.keys for u in unmatched):
         warnings.append("number_not_in_source")
     negated = _negated(units)
-    if best is not None and matched and negated != _evidence_negated(best, keys):
+    if best is not None and matched and (negated != _evidence_negated(best, keys)
+                                         or _word_negation_differs(units, matched, best)):
         warnings.append("negation_differs")
     if any(u.kind in ("name", "date") and not _ks(u) & src.keys for u in unmatched):
         warnings.append("name_not_in_source")
@@ -904,6 +930,46 @@ def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:
             after = [w for w in units[p + 1:] if w.kind not in ("negator", "quantifier")]
             if any(_ks(w) & keys for w in after[:_NEGATION_REACH]):
                 return True
+    return False
+
+
+_ATTACHED = frozenset(normalize(w) for w in ("غير", "وغير", "فغير", "لغير", "بغير", "عدم",
+                                              "وعدم", "بعدم", "لعدم", "non"))
+
+
+def _word_negations(units: Sequence[Word]) -> list[tuple[Word, bool, bool]]:
+    """Each content unit with two flags: negated by a word attached to it («غير مدفوعة»,
+    «عدم جواز», an antonym such as "unpaid"), and negated at all (that, or any negator right
+    before it: «لا يُسمح», "not paid")."""
+    out = []
+    for i, u in enumerate(units):
+        if u.kind in ("negator", "quantifier"):
+            continue
+        before = units[i - 1] if i else None
+        attached = u.negates or (before is not None and before.kind == "negator"
+                                 and normalize(before.text) in _ATTACHED)
+        out.append((u, attached, attached or (before is not None and before.kind == "negator")))
+    return out
+
+
+def _word_negation_differs(units: list[Word], matched: list[Word],
+                           best: _SourceSentence) -> bool:
+    """Is a word negated by an attached negator on one side and not negated at all on the
+    other («الإجازة غير المدفوعة» against «الإجازة المدفوعة», when both sentences also say «لا»
+    elsewhere)? A sentence-level negation on both sides hides this from the claim-level test."""
+    mine = {id(u): (a, n) for u, a, n in _word_negations(units)}
+    theirs = _word_negations(best.units)
+    for u in matched:
+        if id(u) not in mine:
+            continue
+        attached, negated = mine[id(u)]
+        there = [(a, n) for w, a, n in theirs if _ks(w) & _ks(u)]
+        if not there:
+            continue
+        if attached and not any(n for _, n in there):
+            return True
+        if not negated and all(a for a, _ in there):
+            return True
     return False
 
 

@@ -28,12 +28,15 @@ from metrics import faithfulness
 __all__ = ["LABELLED_SETS", "Cell", "agreement_table", "human_verdict", "item_verdict",
            "load_items", "wilson"]
 
-# The labelled sets: ``dev`` (tuned on), ``heldout`` (never tuned on; aggregates only) and
-# ``old`` (the 35 items written beside the checker).
+# The labelled sets: ``dev`` (tuned on), ``heldout`` (never tuned on; aggregates only),
+# ``old`` (the 35 items written beside the checker) and the harder probe set's two halves,
+# ``probe_dev`` and ``probe_heldout`` (openers, negation words, joined claims, modals).
 _DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 LABELLED_SETS = {"dev": _DATA / "faithfulness_dev.toml",
                  "heldout": _DATA / "faithfulness_heldout.toml",
-                 "old": _DATA / "faithfulness_labelled.toml"}
+                 "old": _DATA / "faithfulness_labelled.toml",
+                 "probe_dev": _DATA / "faithfulness_probe_dev.toml",
+                 "probe_heldout": _DATA / "faithfulness_probe_heldout.toml"}
 
 _ORDER = {"unsupported": 0, "check": 1, "supported": 2}
 

@@ -3,8 +3,10 @@
     .venv/bin/python scripts/faithfulness_agreement.py dev [--misses]   # tuning set
     .venv/bin/python scripts/faithfulness_agreement.py heldout          # aggregates only
     .venv/bin/python scripts/faithfulness_agreement.py old              # the 35-item set
+    .venv/bin/python scripts/faithfulness_agreement.py probe_dev [--misses]  # the hard probe set
+    .venv/bin/python scripts/faithfulness_agreement.py probe_heldout    # aggregates only
 
-The held-out split prints aggregate agreement only (counts and Wilson 95 % intervals); it never
+The held-out splits print aggregate agreement only (counts and Wilson 95 % intervals); it never
 prints an item, so it cannot be tuned on. ``--misses`` is refused for it.
 """
 
@@ -37,8 +39,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("split", choices=sorted(FILES))
     ap.add_argument("--misses", action="store_true", help="list disagreements (not held-out)")
     args = ap.parse_args(argv)
-    if args.misses and args.split == "heldout":
-        ap.error("the held-out split prints aggregates only")
+    if args.misses and args.split.endswith("heldout"):
+        ap.error("a held-out split prints aggregates only")
     items = load(args.split)
     verdicts = [item_verdict(i["sentence"], i["source"]) for i in items]
     table = agreement_table(items, verdicts)

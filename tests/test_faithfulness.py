@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from metrics import faithfulness as f
 from metrics.faithfulness_agreement import (
+    LABELLED_SETS,
     agreement_table,
     human_verdict,
     item_verdict,
@@ -418,6 +419,54 @@ def test_negation_reach_and_quantity_phrases():
     assert verdicts("يوفر السكن للموظفين غير المتزوجين.", single) == ["supported"]
 
 
+def test_ghair_and_adam_negate_the_word_after_them():
+    """«غير» + word was read as one new word, so «غير مدفوعة الأجر» against «مدفوعة الأجر» passed
+    (a limit lesson 4 disclosed); it is now a negation of the word, like «لا» before a verb."""
+    paid = "يستحق الموظف إجازة مرضية مدفوعة الأجر مدتها 30 يومًا."
+    assert verdicts("الإجازة المرضية غير مدفوعة الأجر.", paid) == ["check"]
+    assert verdicts("الإجازة المرضية مدفوعة الأجر.", paid) == ["supported"]
+    # two ways of saying the same prohibition agree: «لا يُسمح» and «غير مسموح»
+    days = "ولا يُسمح بالعمل عن بعد يومي الأحد والخميس."
+    assert verdicts("العمل عن بعد غير مسموح به يومي الأحد والخميس.", days) == ["supported"]
+    assert verdicts("العمل عن بعد مسموح به يومي الأحد والخميس.", days) == ["check"]
+    split = "ولا يجوز تقسيم طلب الشراء إلى طلبات أصغر."
+    assert verdicts("تنص السياسة على عدم جواز تقسيم طلب الشراء إلى طلبات أصغر.",
+                    split) == ["supported"]
+    # for those who are not staff: «لغير الموظفين» against «للموظفين»
+    club = "يحق للموظفين دخول النادي مجانًا."
+    assert verdicts("يحق لغير الموظفين دخول النادي مجانًا.", club) == ["check"]
+    # a word negated on one side only, when both sides also say «لا» elsewhere
+    leave = "لا تُحتسب الإجازة غير المدفوعة ضمن سنوات الخدمة."
+    assert verdicts("لا تُحتسب الإجازة المدفوعة ضمن سنوات الخدمة.", leave) == ["check"]
+    assert verdicts("لا تُحتسب الإجازة غير المدفوعة ضمن سنوات الخدمة.", leave) == ["supported"]
+    fee = "The application fee of 40 dollars is non-refundable."
+    assert verdicts("The application fee will not be refunded.", fee) == ["supported"]
+    assert verdicts("The application fee is refundable.", fee) == ["check"]
+
+
+@pytest.mark.parametrize("answer, source, expected", [
+    ("Sure you can carry over thirty days.", "Staff can carry over up to thirty days.",
+     ["not_scored", "supported"]),
+    ("Sure you can carry over forty days.", "Staff can carry over up to thirty days.",
+     ["not_scored", "check"]),
+    ("Of course — reception staff can work remotely two days a week.",
+     "Office staff may work remotely two days a week. Reception staff must work on site.",
+     ["not_scored", "check"]),      # its words are there, pieced from two sentences
+    ("بالطبع يمكنك ترحيل ثلاثين يومًا.", "يمكن للموظف ترحيل ثلاثين يومًا إلى السنة التالية.",
+     ["not_scored", "supported"]),
+    ("نعم بالتأكيد تُصرف أربعون يومًا.", "يمكن للموظف ترحيل ثلاثين يومًا إلى السنة التالية.",
+     ["not_scored", "unsupported"]),
+    ("Good question about parking!", "Parking is free.", ["not_scored"]),
+    ("Sure thing, happy to help!", "Parking is free.", ["not_scored", "not_scored"]),
+    ("نعم بالتأكيد، سأوضح لك ذلك الآن.", "الموقف مجاني.", ["not_scored", "not_scored"]),
+])
+def test_an_answer_word_opens_a_claim_without_hiding_it(answer, source, expected):
+    """'Sure you can …' with no comma took its whole sentence out of the score (round 61); an
+    answer word is now set apart and the rest judged. A courtesy that goes on stays unscored."""
+    report = f.check(answer, source)
+    assert [c.verdict for c in report.claims] == expected
+
+
 # ------------------------------------------------------------------ no claim
 @pytest.mark.parametrize("answer", [
     "Hope this helps!", "Here is a summary of the parking rules.", "Great question!",
@@ -478,6 +527,16 @@ def test_agreement_with_the_independent_labels_meets_the_targets(split):
     overall, kinds = _targets(load_items(DATA / f"faithfulness_{split}.toml"))
     low = {k: str(c) for k, c in kinds.items() if c.share < 0.70}
     assert overall.share >= 0.85 and not low, f"{split}: all {overall}; below 0.70: {low}"
+
+
+@pytest.mark.parametrize("split, floor", [("probe_dev", 0.74), ("probe_heldout", 0.70)])
+def test_agreement_on_the_hard_probe_set_does_not_fall(split, floor):
+    """The probe set (168 items on answer-word openers, negation words, joined claims and modals,
+    written and second-read by sessions that never saw the checker) is harder than the general
+    sets: 0.64 / 0.65 before the opener and «غير» fixes, 0.77 / 0.74 after. The floors guard the
+    gain; the held-out half prints aggregates only."""
+    overall, _ = _targets(load_items(LABELLED_SETS[split]))
+    assert overall.share >= floor, f"{split}: all {overall}"
 
 
 def test_the_independent_split_is_the_committed_one():
