@@ -54,7 +54,10 @@ Method (lexical, offline, pure Python; every word list is data, ``faithfulness_w
      evidence's thing the longer name another sentence uses: "المكتب الرئيسي");
    - ``limit_dropped``: the claim says every / any / all / كل / جميع where its evidence limits
      the rule (who, if, only, more than, a number) and the claim drops the limit;
-   - ``modal_differs``: the claim says "must" where its evidence says "may", or the reverse.
+   - ``modal_differs``: the claim says "must" where its evidence says "may", or the reverse;
+   - ``phrase_not_in_evidence``: the claim ends with three or more content words in a row that
+     its evidence lacks ("… through the self-service portal"), after enough matched words to
+     make a claim: a detail added to a true statement.
 
    Below the threshold: "unsupported".
 7. The sentence's verdict is its weakest claim's (unsupported < check < supported); its support
@@ -119,7 +122,7 @@ assert not (STOP_WORDS & (NEGATORS | MODALS))
 # Every warning, in the order they are checked (the lesson page has a text for each).
 WARNINGS = ("number_not_in_source", "negation_differs", "name_not_in_source",
             "number_not_in_evidence", "words_from_other_sentence", "limit_dropped",
-            "modal_differs")
+            "modal_differs", "phrase_not_in_evidence")
 
 # ---------------------------------------------------------------- normalisation and stems
 _DIACRITICS = re.compile("[\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed\u0640]")
@@ -894,6 +897,8 @@ def _judge(text: str, start: int, end: int, units: list[Word], norms: list[str],
         warnings.append("words_from_other_sentence")
     if best is not None and _modal_differs(content, best):
         warnings.append("modal_differs")
+    if _ends_with_added_phrase(content, unmatched):
+        warnings.append("phrase_not_in_evidence")
     if (best is not None and not negated and not best.universal
             and any(u.kind == "quantifier" for u in units)
             and best.limits - _limits(norms, keys)):
@@ -917,6 +922,23 @@ def _judge(text: str, start: int, end: int, units: list[Word], norms: list[str],
     return Claim(text, start, end, support, verdict, matched, unmatched,
                  best.text if best is not None and matched else None, warnings, equivalences,
                  elsewhere)
+
+
+_PHRASE_RUN = 3    # content words in a row, at a claim's end, that its evidence lacks
+
+
+def _ends_with_added_phrase(content: list[Word], unmatched: list[Word]) -> bool:
+    """Does the claim end with a phrase its evidence never states ("… after the CFO approves
+    it", «… عبر بوابة الخدمة الذاتية»): three or more content words in a row, all missing from
+    the evidence, after enough matched words to make a claim? Such a detail would otherwise
+    ride under the 60 % of the words before it."""
+    missing = {id(u) for u in unmatched}
+    run = 0
+    for u in reversed(content):
+        if id(u) not in missing:
+            break
+        run += 1
+    return run >= _PHRASE_RUN and len(content) - run >= _MIN_WORDS
 
 
 def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:

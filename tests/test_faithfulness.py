@@ -419,6 +419,23 @@ def test_negation_reach_and_quantity_phrases():
     assert verdicts("يوفر السكن للموظفين غير المتزوجين.", single) == ["supported"]
 
 
+def test_a_phrase_added_at_the_end_of_a_true_claim_is_sent_to_check():
+    """'… through the self-service portal' rode under the 60 % of the words before it; three or
+    more content words in a row at the claim's end that its evidence lacks now raise a warning.
+    Two words, or a phrase in the middle, still pass (the lesson's limits say so)."""
+    src = "Up to ten days may be carried over to the next year."
+    portal = "Up to ten days may be carried over to the next year through the self-service portal."
+    assert f.check(portal, src).sentences[0].reasons == ["phrase_not_in_evidence"]
+    assert verdicts("Up to ten days may be carried over to the next year with the manager's "
+                    "approval.", src) == ["supported"]
+    assert verdicts("Up to ten days may be carried over through the self-service portal to the "
+                    "next year.", src) == ["supported"]
+    ar = "يجوز ترحيل عشرة أيام إلى السنة التالية."
+    assert verdicts("يجوز ترحيل عشرة أيام إلى السنة التالية عبر بوابة الخدمة الذاتية.",
+                    ar) == ["check"]
+    assert verdicts("يجوز ترحيل عشرة أيام إلى السنة التالية بموافقة المدير.", ar) == ["supported"]
+
+
 def test_ghair_and_adam_negate_the_word_after_them():
     """«غير» + word was read as one new word, so «غير مدفوعة الأجر» against «مدفوعة الأجر» passed
     (a limit lesson 4 disclosed); it is now a negation of the word, like «لا» before a verb."""
@@ -529,12 +546,12 @@ def test_agreement_with_the_independent_labels_meets_the_targets(split):
     assert overall.share >= 0.85 and not low, f"{split}: all {overall}; below 0.70: {low}"
 
 
-@pytest.mark.parametrize("split, floor", [("probe_dev", 0.74), ("probe_heldout", 0.70)])
+@pytest.mark.parametrize("split, floor", [("probe_dev", 0.77), ("probe_heldout", 0.72)])
 def test_agreement_on_the_hard_probe_set_does_not_fall(split, floor):
     """The probe set (168 items on answer-word openers, negation words, joined claims and modals,
     written and second-read by sessions that never saw the checker) is harder than the general
-    sets: 0.64 / 0.65 before the opener and «غير» fixes, 0.77 / 0.74 after. The floors guard the
-    gain; the held-out half prints aggregates only."""
+    sets: 0.64 / 0.65 before the opener, «غير» and added-phrase fixes, 0.80 / 0.75 after. The
+    floors guard the gain; the held-out half prints aggregates only."""
     overall, _ = _targets(load_items(LABELLED_SETS[split]))
     assert overall.share >= floor, f"{split}: all {overall}"
 
