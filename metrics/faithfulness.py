@@ -812,7 +812,8 @@ class Equivalence:
 
     answer: str
     source: str
-    via: str          # "group: may" | "same number" | "same stem" | "same root letters"
+    via: str          # "group: may" | "opposite: pay" | "same number" | "same stem" | "same
+                      # root letters"
 
 
 @dataclass
@@ -915,7 +916,11 @@ def _judge(text: str, start: int, end: int, units: list[Word], norms: list[str],
         k = next(k for k in (u.key, *u.alt) if k in best.words)
         theirs = best.words[k]
         if normalize(theirs) != normalize(u.text):
-            via = ("same number" if u.kind == "number" else f"group: {u.label}" if u.label
+            opposite = u.label and any(w.negates != u.negates for w in best.units
+                                       if k in _ks(w))
+            via = ("same number" if u.kind == "number"
+                   else f"opposite: {u.label}" if opposite
+                   else f"group: {u.label}" if u.label and not _same_word(u.text, theirs)
                    else "same root letters" if k[:1] == _SKELETON else "same stem")
             equivalences.append(Equivalence(u.text, theirs, via))
     verdict = ("check" if warnings else "supported") if support >= threshold else "unsupported"
@@ -939,6 +944,14 @@ def _ends_with_added_phrase(content: list[Word], unmatched: list[Word]) -> bool:
             break
         run += 1
     return run >= _PHRASE_RUN and len(content) - run >= _MIN_WORDS
+
+
+def _same_word(mine: str, theirs: str) -> bool:
+    """One word in two forms («ويمكنك» and «يمكن», «إجازتك» and «إجازة»): reported as that,
+    not as a member of its equivalence group."""
+    a, b = ({_read(t)[1], *(x for x in _read(t)[2] if x[:1] != _SKELETON)}
+            for t in (mine, theirs))
+    return bool(a & b)
 
 
 def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:

@@ -284,6 +284,20 @@ def test_arabic_synonyms_clitics_and_broken_plurals():
     assert {w.key for w in ten_days.matched} >= {"#10", f._phrase_at(f._tokens("يوم"), 0)[1].key}
 
 
+def test_each_reading_gives_its_own_reason():
+    """Round 63: 'unpaid → paid' was shown as 'same meaning' and «ويمكنك → يمكن» as a member of
+    the group يجوز; an antonym is now 'opposite', one word in two forms 'same stem'."""
+    def vias(answer, source):
+        claim = f.check(answer, source).claims[0]
+        return {(e.answer, e.source, e.via) for e in claim.equivalences}
+    assert ("unpaid", "paid", "opposite: pay") in vias("Sick leave is unpaid.",
+                                                       "Sick leave is paid.")
+    assert vias("ويمكنك ترحيل إجازتك.", "يمكن للموظف ترحيل إجازة.") == {
+        ("ويمكنك", "يمكن", "same stem"), ("إجازتك", "إجازة", "same stem")}
+    assert vias("You can carry over ten days.", "Staff may carry over ten days.") == {
+        ("can", "may", "group: may")}
+
+
 def test_broken_plurals_match_by_their_root_letters():
     src = "يجب تسليم التقرير الشهري قبل اليوم العاشر من كل شهر. تُرفق الوثيقة بالطلب."
     claim = f.check("تُسلَّم التقارير الشهرية قبل العاشر من كل شهر.", src).claims[0]

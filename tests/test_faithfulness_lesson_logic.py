@@ -241,7 +241,7 @@ def test_every_warning_and_rule_has_a_text(lang):
     c = load_content("faithfulness", lang)["try_it"]
     assert set(c["warnings"]) == set(faithfulness.WARNINGS)
     assert all(c["warnings"][w].strip() for w in faithfulness.WARNINGS)
-    assert set(c["rules"]) == set(logic._RULES.values()) | {"group"}
+    assert set(c["rules"]) == set(logic._RULES.values()) | {"group", "opposite"}
     assert set(c["verdicts"]) == set(logic.VERDICTS)
 
 

@@ -170,7 +170,7 @@ class Reading:
 
     answer: str       # the answer's word
     source: str       # the source's word it was read as
-    rule: str         # "group" | "number" | "stem" | "root"
+    rule: str         # "group" | "opposite" | "number" | "stem" | "root"
     detail: str       # the group's name, or the number's value; "" otherwise
 
 
@@ -182,8 +182,8 @@ def readings(claim: faithfulness.Claim) -> list[Reading]:
     values = {w.text: w.key[1:] for w in claim.matched if w.kind == "number"}
     out: dict[tuple[str, str], Reading] = {}
     for e in claim.equivalences:
-        if e.via.startswith("group: "):
-            rule, detail = "group", e.via.removeprefix("group: ")
+        if e.via.startswith(("group: ", "opposite: ")):
+            rule, detail = e.via.split(": ", 1)
         else:
             rule = _RULES[e.via]
             detail = values.get(e.answer, "") if rule == "number" else ""
