@@ -664,7 +664,9 @@ def _pieces(text: str, offset: int, toks: list[_Token]) -> list[tuple[int, int]]
     cuts = {m.end() for m in _CLAIM_PUNCT.finditer(text)}
     for t in toks:
         n = t.norm
-        if n in _CLAIM_WORDS or (n[:1] == "و" and n[1:] in _AFTER_WA):
+        # «ويجب», and «ويمكنك» / «ويحق لك» with a pronoun on the verb
+        if n in _CLAIM_WORDS or (n[:1] == "و" and (n[1:] in _AFTER_WA
+                                                   or stem(n[1:]) in _AFTER_WA)):
             cuts.add(t.start - offset)
     bounds = [0, *sorted(c for c in cuts if 0 < c < len(text)), len(text)]
     spans = (_strip(text, a, b) for a, b in itertools.pairwise(bounds))

@@ -284,6 +284,14 @@ def test_arabic_synonyms_clitics_and_broken_plurals():
     assert {w.key for w in ten_days.matched} >= {"#10", f._phrase_at(f._tokens("يوم"), 0)[1].key}
 
 
+def test_wa_before_a_modal_with_a_pronoun_splits_the_claim():
+    """«… يومًا ويمكنك ترحيلها» was judged as one claim (the after-«و» list has «يمكن», not
+    «يمكنك»); lesson 4 says «و» before «يمكن» splits, so it does with a pronoun too."""
+    src = "يستحق الموظف إجازة سنوية مدتها واحد وعشرون يوما."
+    claims = f.check("لك إجازة سنوية مدتها واحد وعشرون يوما ويمكنك ترحيلها.", src).claims
+    assert [c.verdict for c in claims] == ["supported", "unsupported"]
+
+
 def test_each_reading_gives_its_own_reason():
     """Round 63: 'unpaid → paid' was shown as 'same meaning' and «ويمكنك → يمكن» as a member of
     the group يجوز; an antonym is now 'opposite', one word in two forms 'same stem'."""
