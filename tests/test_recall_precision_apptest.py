@@ -100,8 +100,9 @@ def test_with_nothing_relevant_recall_has_no_value(lang):
     assert "recall@3 = 0 / 0" in page and "0 / 0 = 0" not in page
     assert strip_values(at)["recall"] == ("—", "")
     assert strip_values(at)["precision"] == ("0.00", "")
-    note = load_content("recall_precision", lang)["try_it"]["labels"]["recall_undefined"]
-    assert note[:20] in alerts(at)
+    content = load_content("recall_precision", lang)
+    assert content["try_it"]["labels"]["recall_undefined"][:20] in alerts(at)
+    assert content["try_it"]["meanings"]["recall_none"][:30] in page      # not "0 of 0 …"
 
 
 def test_a_shared_link_reopens_that_state():

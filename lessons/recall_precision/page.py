@@ -98,6 +98,8 @@ def interactive() -> None:
     texts = dict(c["try_it"]["meanings_k1" if sc.k == 1 else "meanings"])
     if short:
         texts["precision"] = c["try_it"]["meanings"]["precision_short"]
+    if not sc.judged:                  # "0 of 0 relevant documents; the rest…" says nothing
+        texts["recall"] = c["try_it"]["meanings"]["recall_none"]
     meanings = "\n".join(f"- **{names[key]}** — {texts[key]}" for key in logic.MEASURE_KEYS)
     with st.expander(layout.label(labels["meanings_heading"])):
         layout.markdown(meanings, logic.counts(sc))
