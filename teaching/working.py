@@ -78,11 +78,15 @@ def feedback_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
     return values
 
 
+def _whole(value: float) -> float | int:
+    """A value rounded as the texts quote it; a whole one reads as the working above it does:
+    "= 1", not "= 1.0"."""
+    value = round(value, 4)
+    return int(value) if float(value).is_integer() else value
+
+
 def _values(ex: Exercise, lang: str) -> dict[str, Any]:
-    answer = round(ex.answer, 4)
-    # a whole answer reads as the working above it does: "= 1", not "= 1.0"
-    values: dict[str, Any] = {"answer": int(answer) if answer.is_integer() else answer,
-                              "k": ex.k}
+    values: dict[str, Any] = {"answer": _whole(ex.answer), "k": ex.k}
     if ex.kind == "predict":
         return values | _predict_values(ex, lang)
     family = measures.family(ex.metric)
@@ -168,7 +172,7 @@ def _predict_values(ex: Exercise, lang: str | None = None) -> dict[str, Any]:
     # AP is taken over the whole ranking: no cutoff to name
     return {"i": i, "j": j, "name": i18n.Markup(measures.name(
                 ex.metric, None if ex.metric == "ap" else ex.k)),
-            "before": round(ex.before or 0.0, 4), "after": round(ex.answer, 4),
+            "before": _whole(ex.before or 0.0), "after": _whole(ex.answer),
             "delta": round(abs(ex.answer - (ex.before or 0.0)), 4), "why": i18n.Markup(why)}
 
 

@@ -159,6 +159,11 @@ def test_exercises_are_reproducible_and_worth_solving():
         assert any(key.startswith("flagged") for _, key in ex.failing_feedback(ex.ids))
         assert ex.check_mean(ex.answer) == "correct"
         assert not ex.failing_feedback(sorted(ex.failing))
+        # round 65: with no partial miss the mean HitRate@3 equals the mean recall@3 and a
+        # learner who averages "did anything arrive?" was told "Correct" (171 of 300 seeds)
+        hit_rate = sum(r > 0 for r in ex.recalls) / len(ex.recalls)
+        assert any(0 < r < 1 for r in ex.recalls) and hit_rate != ex.answer
+        assert ex.check_mean(hit_rate) != "correct"
 
 
 def test_exercise_feedback_names_the_mistake():

@@ -133,6 +133,17 @@ def test_a_bad_paste_lists_every_problem_and_keeps_the_runs_loaded():
     assert table_rows(at)[0].startswith("| a | vector |")          # still computed
 
 
+def test_pasted_text_is_named_in_the_pages_language():
+    """Round 65: text pasted on the Arabic page was named with the English word "pasted"
+    («المستخدَم الآن: **pasted** —»)."""
+    at = lab("ar")
+    paste(at, "qrels", "q1 0 d1 1\nq1 0 d2 0\n")
+    paste(at, "runs", "q1 Q0 d1 1 2.0 mine\nq1 Q0 d2 2 1.0 mine\n")
+    assert runs_in(at) == ["ملصوق"]
+    page = "\n".join(str(m.value) for m in at.markdown)
+    assert "ملصوق" in page and "pasted" not in page
+
+
 def test_a_good_paste_adds_a_run_named_by_its_tag_and_counts_are_shown():
     at = with_example()
     paste(at, "runs", "q1 Q0 d1 1 2.0 mine\nq1 Q0 d2 2 2.0 mine\nq9 Q0 d1 1 1.0 mine\n")

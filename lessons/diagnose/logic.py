@@ -400,7 +400,8 @@ def _doc_number(doc: str) -> int:
 @functools.lru_cache(maxsize=128)
 def retrieval_exercise(seed: int) -> RetrievalExercise:
     """Four questions, top 3 each, with 1 to 3 golden documents: at least one question where
-    retrieval fails and one where it doesn't, at least one full hit whose first golden document
+    retrieval fails and one where it doesn't, at least one partial miss (so the mean HitRate@3
+    differs from the mean recall@3), at least one full hit whose first golden document
     sits below rank 1 (the trap), and at least two wrong ways of averaging that give a number
     different from the right one, none of them ambiguously close to it (the rule of every
     generated exercise). The same seed always gives the same exercise."""
@@ -420,7 +421,10 @@ def retrieval_exercise(seed: int) -> RetrievalExercise:
             low_rank_full |= recalls[-1] == 1 and ranks[0] > 1
             golden.append(tuple(sorted(gold, key=_doc_number)))
             rankings.append(tuple(ranking))
-        if not (1 <= sum(r < 1 for r in recalls) <= 3 and low_rank_full):
+        # a partial miss (some golden documents in, not all) keeps recall@3 apart from
+        # HitRate@3: without one, averaging "did anything arrive?" is marked right
+        if not (1 <= sum(r < 1 for r in recalls) <= 3 and low_rank_full
+                and any(0 < r < 1 for r in recalls)):
             continue
         ex = RetrievalExercise(seed, k, tuple(golden), tuple(rankings))
         right, wrong = ex.answer, mistakes.mean_mistake_values("recall", ex.questions, k)

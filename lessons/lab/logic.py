@@ -95,12 +95,12 @@ def load(slot: str, name: str, data: bytes, known_digest: str | None = None) -> 
                   run_name(name, bytes(data[:1 << 16])))
 
 
-def load_text(slot: str, text: str) -> Loaded:
-    """Pasted text: the same reader, named "pasted"."""
+def load_text(slot: str, text: str, name: str = "pasted") -> Loaded:
+    """Pasted text: the same reader, named ``name`` (the page's word for it: «ملصوق»)."""
     data = text.encode("utf-8", "surrogatepass")
     if not data.strip():
         raise FormatError("empty_file")
-    return load(slot, "pasted", data)
+    return load(slot, name, data)
 
 
 @dataclass(frozen=True)

@@ -87,7 +87,7 @@ def read(where: str, slot: str, name: str, data, *, pasted: bool = False) -> log
     with st.spinner(fill(inputs["reading"], {"name": name})):
         try:
             if pasted:
-                loaded = logic.load_text(slot, data)
+                loaded = logic.load_text(slot, data, name)
             else:
                 raw = data.getvalue() if hasattr(data, "getvalue") else data
                 loaded = logic.load(slot, name, raw)
@@ -170,7 +170,7 @@ def qrels_slot() -> None:
             if loaded is not None:
                 qrels_box["qrels"] = loaded
         if paste_box("qrels"):
-            loaded = read("qrels", logic.QRELS, "pasted",
+            loaded = read("qrels", logic.QRELS, inputs["pasted_name"],
                           st.session_state.get("lab-paste-qrels", ""), pasted=True)
             if loaded is not None:
                 qrels_box["qrels"] = loaded
@@ -199,7 +199,8 @@ def runs_slot() -> None:
                 seen.add(upload.file_id)
                 read_run(upload.name, upload)
         if paste_box("runs"):
-            read_run("pasted", st.session_state.get("lab-paste-runs", ""), pasted=True)
+            read_run(inputs["pasted_name"], st.session_state.get("lab-paste-runs", ""),
+                     pasted=True)
         show_problems("runs")
         if not runs:
             st.caption(layout.label(inputs["nothing"]))
