@@ -730,8 +730,9 @@ def _claims(answer: str, s: int, e: int) -> list[_Piece]:
         rest = (piece(own[n].start, b) if 0 < n < len(own)
                 and own[n].norm not in _OPENER_CONTINUES else None)
         if rest is None or rest.no_claim or not _content(rest.units):
-            pieces.append(piece(a, b) if n < len(own) else
-                          _Piece(a, b, [], True, [t.norm for t in own]))
+            whole = bool(own) and n == len(own)          # "Sure!" alone: no claim at all
+            pieces.append(_Piece(a, b, [], True, [t.norm for t in own]) if whole
+                          else piece(a, b))
             continue
         pieces += [_Piece(a, own[n - 1].end, [], True, [t.norm for t in own[:n]]), rest]
     # A short piece (a list item, "and December", a subject before "who …") joins the piece
@@ -970,8 +971,8 @@ def _evidence_negated(best: _SourceSentence, keys: frozenset[str]) -> bool:
     return False
 
 
-_ATTACHED = frozenset(normalize(w) for w in ("غير", "وغير", "فغير", "لغير", "بغير", "عدم",
-                                              "وعدم", "بعدم", "لعدم", "non"))
+_ATTACHED = frozenset(normalize(w) for w in _ws(WORDS["negators"]["attached"]))
+assert _ATTACHED <= _NEG
 
 
 def _word_negations(units: Sequence[Word]) -> list[tuple[Word, bool, bool]]:
